@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "downloadfs",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "downloadfs", targets: ["downloadfs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    ],
+    targets: [
+        // C shims: typed wrappers over variadic and macro C APIs (see docs/design.md).
+        .target(name: "CFuse", linkerSettings: [.linkedLibrary("fuse3")]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
+
+        // The pure core: no I/O, exhaustively unit-tested.
+        .target(name: "DownloadFSCore"),
+
+        // Adapters.
+        .target(name: "Catalog", dependencies: [
+            "DownloadFSCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "Engine", dependencies: ["CCurl", "CDigest", "DownloadFSCore"]),
+        .target(name: "FuseKit", dependencies: ["CFuse"]),
+        .target(name: "DownloadFS", dependencies: [
+            "DownloadFSCore", "Catalog", "Engine", "FuseKit",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "downloadfs", dependencies: [
+            "DownloadFS", "DownloadFSCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "DownloadFSCoreTests", dependencies: ["DownloadFSCore"]),
+    ]
+)

@@ -1,0 +1,49 @@
+// CFuse: the C side of FuseKit.
+//
+// libfuse's public API hides versioned symbols behind macros selected by
+// FUSE_USE_VERSION (fuse_session_loop_mt → fuse_session_loop_mt_312, …) and
+// exposes file-info flags as C bitfields. Swift can call neither reliably, so
+// this shim fixes the API version once and exports plain, prefixed functions.
+#ifndef CFUSE_H
+#define CFUSE_H
+
+// 3.12 is the newest API level whose loop-config calls exist in the libfuse
+// we link (Debian 12 ships 3.14); pinning it keeps symbol versions stable.
+#define FUSE_USE_VERSION 312
+#include <fuse3/fuse_lowlevel.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/// fuse_session_new over an argv of mount options ("-o", "fsname=…", …).
+struct fuse_session *cfuse_session_new(int argc, char **argv,
+                                       const struct fuse_lowlevel_ops *ops,
+                                       void *userdata);
+
+/// Multi-threaded loop with libfuse's defaults, at most `max_idle` idle workers.
+int cfuse_session_loop_mt(struct fuse_session *se, unsigned max_idle);
+
+/// Bitfield setters and getters of struct fuse_file_info.
+void cfuse_fi_set_direct_io(struct fuse_file_info *fi, int on);
+void cfuse_fi_set_keep_cache(struct fuse_file_info *fi, int on);
+void cfuse_fi_set_nonseekable(struct fuse_file_info *fi, int on);
+int cfuse_fi_flags(const struct fuse_file_info *fi);
+uint64_t cfuse_fi_fh(const struct fuse_file_info *fi);
+void cfuse_fi_set_fh(struct fuse_file_info *fi, uint64_t fh);
+
+/// Replies to a read with `size` bytes of `fd` at `offset`; libfuse splices
+/// straight from the file into /dev/fuse when it can (no copy through us).
+int cfuse_reply_fd(fuse_req_t req, int fd, off_t offset, size_t size);
+
+/// Asks for the capabilities we want, where the kernel offers them.
+void cfuse_conn_want(struct fuse_conn_info *conn, unsigned flags);
+unsigned cfuse_cap_splice_write(void);
+unsigned cfuse_cap_splice_move(void);
+unsigned cfuse_cap_async_read(void);
+unsigned cfuse_cap_atomic_o_trunc(void);
+unsigned cfuse_cap_parallel_dirops(void);
+
+/// Bits of `to_set` in setattr (FUSE_SET_ATTR_* are macros).
+int cfuse_set_attr_size(void);
+int cfuse_set_attr_mode(void);
+
+#endif

@@ -1,0 +1,90 @@
+import DownloadFSCore
+import Foundation
+import GRDB
+
+/// The SQLite catalog of tasks and events (GRDB, WAL).
+///
+/// The catalog owns the database: every read and write goes through its
+/// methods, each one transaction. WAL with `synchronous=NORMAL` makes a commit
+/// durable against a crash of the daemon (`kill -9`) without an fsync per
+/// commit; the data files get their own fdatasync before their byte counts
+/// are committed (R51).
+public final class Catalog: Sendable {
+    private let pool: DatabasePool
+
+    public init(path: String) throws(CatalogError) {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        config.busyMode = .timeout(10)
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+            try CatalogMigrations.migrator.migrate(pool)
+        } catch {
+            throw CatalogError("open the catalog at \(path)", error)
+        }
+    }
+
+    public func loadTasks() throws(CatalogError) -> [TaskRecord] {
+        do { return try pool.read { try TaskRecord.order(Column("id")).fetchAll($0) } }
+        catch { throw CatalogError("load tasks", error) }
+    }
+
+    /// Inserts new tasks in one transaction and returns them with their ids.
+    public func insert(_ records: [TaskRecord], events: (TaskRecord) -> String) throws(CatalogError) -> [TaskRecord] {
+        do {
+            return try pool.write { db in
+                var stored: [TaskRecord] = []
+                for var record in records {
+                    try record.insert(db)
+                    var event = EventRecord(taskID: record.id, at: record.addedAt, message: events(record))
+                    try event.insert(db)
+                    stored.append(record)
+                }
+                return stored
+            }
+        } catch { throw CatalogError("add tasks", error) }
+    }
+
+    /// Saves changed tasks, and optional log lines, in one transaction.
+    public func save(_ records: [TaskRecord], events: [EventRecord] = []) throws(CatalogError) {
+        do {
+            try pool.write { db in
+                for record in records { try record.update(db) }
+                for var event in events { try event.insert(db) }
+            }
+        } catch { throw CatalogError("save tasks", error) }
+    }
+
+    public func delete(_ id: Int64) throws(CatalogError) {
+        do {
+            _ = try pool.write { db in
+                try EventRecord.filter(Column("taskID") == id).deleteAll(db)
+                try TaskRecord.deleteOne(db, key: id)
+            }
+        } catch { throw CatalogError("delete task \(id)", error) }
+    }
+
+    public func append(_ event: EventRecord) throws(CatalogError) {
+        do { try pool.write { db in var e = event; try e.insert(db) } }
+        catch { throw CatalogError("write the log", error) }
+    }
+
+    /// The log of one task (or of the daemon, for nil), oldest first, at most `limit` lines.
+    public func events(taskID: Int64?, limit: Int = 2000) throws(CatalogError) -> [EventRecord] {
+        do {
+            return try pool.read { db in
+                let filter = taskID.map { Column("taskID") == $0 } ?? Column("taskID") == nil
+                let newest = try EventRecord.filter(filter).order(Column("id").desc).limit(limit).fetchAll(db)
+                return newest.reversed()
+            }
+        } catch { throw CatalogError("read the log", error) }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" when the file is sound.
+    public func integrityCheck() throws(CatalogError) -> String {
+        do { return try pool.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") ?? "no answer" } }
+        catch { throw CatalogError("check integrity", error) }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Glibc
+
+/// Runs `--on-complete CMD` through `/bin/sh -c` when a task completes (R33),
+/// without waiting on it; a reaper thread collects its exit status and logs
+/// a failure. Nothing else depends on the hook.
+final class CompletionHook: Sendable {
+    let command: String
+    let log: EventLog
+
+    init(command: String, log: EventLog) {
+        self.command = command
+        self.log = log
+    }
+
+    func run(id: Int64, name: String, path: String, url: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DOWNLOADFS_ID"] = String(id)
+        environment["DOWNLOADFS_NAME"] = name
+        environment["DOWNLOADFS_PATH"] = path
+        environment["DOWNLOADFS_URL"] = url
+        let argv = ["/bin/sh", "-c", command]
+        let env = environment.map { "\($0.key)=\($0.value)" }
+        let cArgv = argv.map { strdup($0) } + [nil]
+        let cEnv = env.map { strdup($0) } + [nil]
+        defer {
+            cArgv.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // The hook must not hold the daemon's descriptors (ready pipe, /dev/fuse).
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, nil, cArgv, cEnv)
+        guard rc == 0 else {
+            log.daemon("on-complete hook for task \(id) could not start: \(String(cString: strerror(rc)))", level: .warning)
+            return
+        }
+        let log = self.log
+        let child = pid
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            let exited = (status & 0x7f) == 0
+            let code = (status >> 8) & 0xff
+            if !exited || code != 0 {
+                log.daemon("on-complete hook for task \(id) failed (\(exited ? "exit \(code)" : "signal \(status & 0x7f)"))",
+                           level: .warning)
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import DownloadFSCore
+import Engine
+
+extension TaskStatusView {
+    /// The status of a task as shown now: live bytes and speed while it downloads.
+    init(_ entry: TaskEntry, now: Double) {
+        let record = entry.record
+        let downloading = record.state == .downloading
+        self.init(id: record.taskID, name: record.name, url: record.url, state: record.state,
+                  downloaded: downloading ? max(entry.live.bytes, 0) : record.downloaded,
+                  total: record.total,
+                  bytesPerSecond: downloading ? entry.live.bytesPerSecond(now: now) : 0,
+                  attempts: record.attempts, error: record.error, retryAt: record.retryAt,
+                  added: record.addedAt, completed: record.completedAt)
+    }
+}

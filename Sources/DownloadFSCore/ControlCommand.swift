@@ -1,0 +1,67 @@
+import Foundation
+
+/// A command written to a `ctl` file (R30 for `queue/<id>/ctl`, R31 for the
+/// root `ctl`). One command per write; surrounding whitespace and the final
+/// newline of `echo` are ignored.
+public enum ControlCommand: Sendable, Equatable {
+    case pause, resume, start, top
+    /// Per-task speed limit in bytes/s, 0 = none.
+    case limit(Int64)
+    case maxActive(Int)
+    /// Global speed limit in bytes/s, 0 = none.
+    case globalLimit(Int64)
+    case pauseAll, resumeAll
+
+    /// Parses a task `ctl` write, or returns the sentence explaining the refusal.
+    public static func parseTask(_ text: String) -> Result<ControlCommand, ControlCommandError> {
+        let words = split(text)
+        switch words.first {
+        case "pause" where words.count == 1: return .success(.pause)
+        case "resume" where words.count == 1: return .success(.resume)
+        case "start" where words.count == 1: return .success(.start)
+        case "top" where words.count == 1: return .success(.top)
+        case "limit" where words.count == 2:
+            guard let rate = ByteRate.parse(words[1]) else {
+                return .failure(ControlCommandError("bad rate \"\(words[1])\" (use e.g. 500K, 2M, 1.5MiB, or 0 for none)"))
+            }
+            return .success(.limit(rate))
+        default:
+            return .failure(ControlCommandError("unknown command \"\(printable(text))\" (use pause, resume, start, top or limit RATE)"))
+        }
+    }
+
+    /// Parses a root `ctl` write.
+    public static func parseGlobal(_ text: String) -> Result<ControlCommand, ControlCommandError> {
+        let words = split(text)
+        switch words.first {
+        case "pause-all" where words.count == 1: return .success(.pauseAll)
+        case "resume-all" where words.count == 1: return .success(.resumeAll)
+        case "max-active" where words.count == 2:
+            guard let n = Int(words[1]), n >= 1, n <= 1000 else {
+                return .failure(ControlCommandError("bad max-active \"\(words[1])\" (use a whole number from 1 to 1000)"))
+            }
+            return .success(.maxActive(n))
+        case "limit" where words.count == 2:
+            guard let rate = ByteRate.parse(words[1]) else {
+                return .failure(ControlCommandError("bad rate \"\(words[1])\" (use e.g. 500K, 2M, 1.5MiB, or 0 for none)"))
+            }
+            return .success(.globalLimit(rate))
+        default:
+            return .failure(ControlCommandError("unknown command \"\(printable(text))\" (use max-active N, limit RATE, pause-all or resume-all)"))
+        }
+    }
+
+    private static func split(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+    }
+
+    /// The command as it can be shown in a log line: control characters escaped, cut short.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars.prefix(64) {
+            if scalar.value < 0x20 || scalar.value == 0x7F { out += "\\x" + String(scalar.value, radix: 16) }
+            else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Renders the root `status` file (R21): a header, one aligned row per task, a totals line.
+///
+/// Columns are ID, STATE, PROGRESS, SPEED, ETA and NAME; each is at least as
+/// wide as its usual content so rows line up from one read to the next, and
+/// grows when a value is longer. NAME is last and unpadded, since names vary most.
+public enum StatusTable {
+    private static let headers = ["ID", "STATE", "PROGRESS", "SPEED", "ETA", "NAME"]
+    /// Minimum widths: "downloading", "PROGRESS", "11.8 MiB/s", "2m27s".
+    private static let minimumWidths = [2, 11, 8, 10, 5]
+
+    public static func render(_ tasks: [TaskStatusView], now: Date) -> String {
+        let rows = tasks.map { task in
+            [String(task.id), task.state.rawValue, task.displayProgress, task.displaySpeed, task.displayETA,
+             StatusRenderer.singleLine(task.name ?? "-")]
+        }
+        var widths = minimumWidths
+        for row in rows {
+            for column in widths.indices {
+                widths[column] = max(widths[column], row[column].count)
+            }
+        }
+        var out = line(headers, widths: widths)
+        for row in rows {
+            out += line(row, widths: widths)
+        }
+        out += totals(tasks) + "\n"
+        return out
+    }
+
+    /// "total: 3 tasks (1 downloading, 2 completed), 1.2 GiB of 2.9 GiB, 11.8 MiB/s".
+    public static func totals(_ tasks: [TaskStatusView]) -> String {
+        var counts: [TaskState: Int] = [:]
+        var done: Int64 = 0
+        var known: Int64 = 0
+        var speed: Double = 0
+        for task in tasks {
+            counts[task.state, default: 0] += 1
+            done = done.addingReportingOverflow(max(0, task.downloaded)).partialValue
+            if let total = task.total {
+                known = known.addingReportingOverflow(max(0, total)).partialValue
+            }
+            speed += task.effectiveBytesPerSecond
+        }
+        var out = "total: \(tasks.count) \(tasks.count == 1 ? "task" : "tasks")"
+        let perState = TaskState.allCases.compactMap { state in
+            counts[state].map { "\($0) \(state.rawValue)" }
+        }
+        if !perState.isEmpty {
+            out += " (" + perState.joined(separator: ", ") + ")"
+        }
+        out += ", \(Units.bytes(done)) of \(Units.bytes(known)), \(Units.speed(speed))"
+        return out
+    }
+
+    private static func line(_ cells: [String], widths: [Int]) -> String {
+        var out = ""
+        for (column, cell) in cells.enumerated() {
+            if column < widths.count {
+                out += cell
+                out += String(repeating: " ", count: widths[column] - cell.count + 2)
+            } else {
+                out += cell
+            }
+        }
+        return out + "\n"
+    }
+}

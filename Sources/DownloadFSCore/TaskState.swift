@@ -1,0 +1,52 @@
+/// The lifecycle state of one download task (R15).
+///
+/// The legal transitions are a closed table, so the catalog, the engine and
+/// the FUSE `ctl` files all agree on what may happen next:
+///
+/// | from          | to                                                          |
+/// |---------------|-------------------------------------------------------------|
+/// | `queued`      | `downloading`, `paused`, `failed`                           |
+/// | `downloading` | `queued` (preempted, demoted, unmount), `paused`, `retrying`, `verifying`, `completed`, `failed` |
+/// | `retrying`    | `queued`, `downloading`, `paused`, `failed`                 |
+/// | `paused`      | `queued`, `downloading`                                     |
+/// | `verifying`   | `completed`, `failed`, `queued` (restart after an unmount)  |
+/// | `failed`      | `queued`, `downloading` (resume, R30, R54)                  |
+/// | `completed`   | nothing — a completed task can only be deleted              |
+///
+/// Staying in the same state is not a transition.
+public enum TaskState: String, Sendable, CaseIterable, Codable {
+    case queued, downloading, paused, retrying, verifying, completed, failed
+
+    /// True when the task will not move by itself any more (`completed` or `failed`).
+    public var isFinished: Bool {
+        self == .completed || self == .failed
+    }
+
+    /// True when the task occupies one of the `max-active` slots (`downloading` or `verifying`).
+    public var isRunning: Bool {
+        self == .downloading || self == .verifying
+    }
+
+    /// Whether moving from this state to `next` is allowed by the table above.
+    public func canTransition(to next: TaskState) -> Bool {
+        TaskState.legalTargets[self]?.contains(next) ?? false
+    }
+
+    /// Checks the transition and returns `next`, or throws the sentence to show the user.
+    public func transition(to next: TaskState) throws(TransitionError) -> TaskState {
+        guard canTransition(to: next) else {
+            throw TransitionError(from: self, to: next)
+        }
+        return next
+    }
+
+    private static let legalTargets: [TaskState: Set<TaskState>] = [
+        .queued: [.downloading, .paused, .failed],
+        .downloading: [.queued, .paused, .retrying, .verifying, .completed, .failed],
+        .retrying: [.queued, .downloading, .paused, .failed],
+        .paused: [.queued, .downloading],
+        .verifying: [.completed, .failed, .queued],
+        .failed: [.queued, .downloading],
+        .completed: [],
+    ]
+}

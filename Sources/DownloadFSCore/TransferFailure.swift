@@ -1,0 +1,58 @@
+/// What went wrong with one transfer attempt; the engine maps curl results onto it.
+///
+/// Each case knows the sentence the user reads in `status` (R20) and whether
+/// it is worth retrying (R53), so the retry policy and the status file cannot
+/// disagree about an error.
+public enum TransferFailure: Error, Sendable, Equatable {
+    /// The server answered with an error status; `retryAfter` is its Retry-After in seconds.
+    case http(status: Int, retryAfter: Double?)
+    // Transient network trouble (R53).
+    case connectionRefused, connectionReset, timedOut, partialBody, dnsFailure, stalled
+    // Permanent for this URL (R55).
+    case tooManyRedirects, forbiddenRedirect(String), tls(String), badURL(String)
+    /// Writing the data failed locally (R54): the task fails and can be resumed later.
+    case writeError(errno: Int32, message: String)
+    /// Anything else curl reported, in curl's words; treated as transient.
+    case other(code: Int, message: String)
+
+    /// HTTP statuses that are worth retrying (R53).
+    public static let transientHTTPStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
+    /// The sentence for `status`: "HTTP 404 Not Found", "connection reset", "No space left on device".
+    public var message: String {
+        switch self {
+        case .http(let status, _):
+            let phrase = HTTPStatus.reasonPhrase(status)
+            return phrase.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(phrase)"
+        case .connectionRefused: return "connection refused"
+        case .connectionReset: return "connection reset"
+        case .timedOut: return "connection timed out"
+        case .partialBody: return "connection closed before the body was complete"
+        case .dnsFailure: return "could not resolve host"
+        case .stalled: return "transfer stalled (slower than 1 KiB/s for 30 s)"
+        case .tooManyRedirects: return "too many redirects (more than 10)"
+        case .forbiddenRedirect(let scheme): return "redirect to a forbidden scheme: \(scheme)"
+        case .tls(let detail): return detail.isEmpty ? "TLS error" : "TLS error: \(detail)"
+        case .badURL(let detail): return detail.isEmpty ? "bad URL" : "bad URL: \(detail)"
+        case .writeError(let errno, let message): return message.isEmpty ? "write error (errno \(errno))" : message
+        case .other(let code, let message): return message.isEmpty ? "transfer error (curl code \(code))" : message
+        }
+    }
+
+    /// R53: network trouble, curl's other errors and HTTP 408, 429, 500, 502, 503, 504.
+    public var isTransient: Bool {
+        switch self {
+        case .http(let status, _): return TransferFailure.transientHTTPStatuses.contains(status)
+        case .connectionRefused, .connectionReset, .timedOut, .partialBody, .dnsFailure, .stalled, .other:
+            return true
+        case .tooManyRedirects, .forbiddenRedirect, .tls, .badURL, .writeError:
+            return false
+        }
+    }
+
+    /// The server's Retry-After, when it sent one.
+    public var retryAfter: Double? {
+        if case .http(_, let retryAfter) = self { return retryAfter }
+        return nil
+    }
+}

@@ -1,0 +1,31 @@
+/// Canonical form of a URL for "same URL, same task" (R13) and a credential-free form for xattrs (R41).
+///
+/// Only what cannot change the resource is touched — scheme and host case,
+/// a default port, the fragment — so two URLs that compare equal here really
+/// name the same download; everything else is kept byte for byte.
+public enum URLNormalizer {
+    /// Scheme and host lower-cased, default port dropped (http 80, https 443, ftp 21, ftps 990), fragment dropped.
+    ///
+    /// A string that is not `scheme://…` only loses its fragment.
+    public static func normalize(_ url: String) -> String {
+        guard var parts = URLParts.split(url) else {
+            if let hash = url.firstIndex(of: "#") { return String(url[..<hash]) }
+            return url
+        }
+        parts.scheme = parts.scheme.lowercased()
+        parts.host = parts.host.lowercased()
+        if let port = parts.port, let number = Int(port),
+           number == URLParts.defaultPort(forScheme: parts.scheme) {
+            parts.port = nil
+        }
+        parts.fragment = nil
+        return parts.string
+    }
+
+    /// The URL without `user:pass@`; everything else verbatim.
+    public static func strippingCredentials(_ url: String) -> String {
+        guard var parts = URLParts.split(url), parts.userinfo != nil else { return url }
+        parts.userinfo = nil
+        return parts.string
+    }
+}

@@ -1,0 +1,16 @@
+import DownloadFSCore
+
+/// Receives what happens to transfers. Called on the engine thread (started)
+/// or the checkpointer thread (checkpointed, finished) — never both at once
+/// for one transfer, and in order per transfer. Must not block: hand slow work
+/// (SQLite, renames) to a queue of your own.
+///
+/// `serial` identifies the attempt; a report for an attempt that is no longer
+/// the task's current one must be ignored.
+public protocol EngineDelegate: AnyObject, Sendable {
+    /// The response head was accepted and bytes will be written from `writeOffset`.
+    func transferStarted(_ id: Int64, serial: UInt64, response: ResponseSummary, decision: ResumeDecision)
+    /// `bytes` are flushed to disk (R51): the count may be committed.
+    func transferCheckpointed(_ id: Int64, serial: UInt64, bytes: Int64)
+    func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome)
+}

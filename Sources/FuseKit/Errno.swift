@@ -1,0 +1,28 @@
+import Glibc
+
+/// An errno value returned to the kernel.
+///
+/// Filesystem code throws these; they turn into `fuse_reply_err` only in
+/// `LowLevelBridge`, the one place that speaks the kernel protocol.
+public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public init(_ code: Int32) { self.code = code }
+
+    public static let noEntry = Errno(ENOENT)
+    public static let accessDenied = Errno(EACCES)
+    public static let notPermitted = Errno(EPERM)
+    public static let invalid = Errno(EINVAL)
+    public static let exists = Errno(EEXIST)
+    public static let isDirectory = Errno(EISDIR)
+    public static let notDirectory = Errno(ENOTDIR)
+    public static let notEmpty = Errno(ENOTEMPTY)
+    public static let io = Errno(EIO)
+    public static let noAttribute = Errno(ENODATA)
+    public static let rangeTooSmall = Errno(ERANGE)
+    public static let interrupted = Errno(EINTR)
+    public static let notSupported = Errno(ENOTSUP)
+    public static let badHandle = Errno(EBADF)
+    public static let crossDevice = Errno(EXDEV)
+
+    public var description: String { String(cString: strerror(code)) }
+}

@@ -1,0 +1,30 @@
+import Glibc
+
+/// What a filesystem implements on top of FuseKit: one method per kernel
+/// operation, each returning a value or throwing an `Errno`.
+///
+/// Inode numbers are the filesystem's own, stable for a node's lifetime;
+/// FuseKit keeps no inode table and no lookup counts (see docs/design.md:
+/// downloadfs derives inodes from task ids, which are never reused, so there
+/// is nothing to free on `forget`). Methods are called from several FUSE
+/// worker threads at once and must be thread-safe. None may block for long,
+/// except that `read` may keep its `ReadReply` and answer later.
+public protocol FileSystemOperations: AnyObject, Sendable {
+    func lookup(parent: UInt64, name: String) throws(Errno) -> FileAttributes
+    func attributes(_ inode: UInt64) throws(Errno) -> FileAttributes
+    /// Truncation (`size`) as sent for `O_TRUNC` opens of writable files.
+    func setAttributes(_ inode: UInt64, size: Int64?, handle: UInt64?) throws(Errno) -> FileAttributes
+    func list(_ inode: UInt64) throws(Errno) -> [DirectoryEntry]
+    func open(_ inode: UInt64, flags: Int32) throws(Errno) -> OpenedFile
+    func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply)
+    func write(_ inode: UInt64, handle: UInt64, data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int
+    /// Called on every close(2) of a descriptor; its error is what close returns.
+    func flush(_ inode: UInt64, handle: UInt64) throws(Errno)
+    func release(_ inode: UInt64, handle: UInt64)
+    func create(parent: UInt64, name: String, flags: Int32) throws(Errno) -> (FileAttributes, OpenedFile)
+    func unlink(parent: UInt64, name: String) throws(Errno)
+    func removeDirectory(parent: UInt64, name: String) throws(Errno)
+    func rename(parent: UInt64, name: String, newParent: UInt64, newName: String, flags: UInt32) throws(Errno)
+    func extendedAttribute(_ inode: UInt64, name: String) throws(Errno) -> [UInt8]
+    func extendedAttributeNames(_ inode: UInt64) throws(Errno) -> [String]
+}

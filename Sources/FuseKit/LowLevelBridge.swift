@@ -1,0 +1,190 @@
+import CFuse
+import Glibc
+
+/// Turns kernel requests into calls on a `FileSystemOperations` and their
+/// results into exactly one reply each.
+///
+/// The `fuse_lowlevel_ops` table holds C function pointers that cannot capture
+/// anything; each recovers the bridge from the request's userdata. Request
+/// pointers (names, buffers) are valid only during the call, so they are
+/// copied into Swift values before the filesystem sees them.
+final class LowLevelBridge: @unchecked Sendable {
+    let operations: FileSystemOperations
+    let directories = DirectoryBuffer()
+
+    init(operations: FileSystemOperations) { self.operations = operations }
+
+    static func from(_ req: fuse_req_t?) -> LowLevelBridge {
+        Unmanaged<LowLevelBridge>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
+    }
+
+    static func replyEntry(_ req: fuse_req_t?, _ attributes: FileAttributes) {
+        var entry = fuse_entry_param()
+        entry.ino = fuse_ino_t(attributes.inode)
+        entry.generation = 1
+        entry.attr = attributes.stat
+        entry.attr_timeout = attributes.timeout
+        entry.entry_timeout = attributes.timeout
+        fuse_reply_entry(req, &entry)
+    }
+
+    static func replyAttributes(_ req: fuse_req_t?, _ attributes: FileAttributes) {
+        var st = attributes.stat
+        fuse_reply_attr(req, &st, attributes.timeout)
+    }
+
+    static func apply(_ opened: OpenedFile, to fi: UnsafeMutablePointer<fuse_file_info>?) {
+        guard let fi else { return }
+        cfuse_fi_set_fh(fi, opened.handle)
+        cfuse_fi_set_direct_io(fi, opened.directIO ? 1 : 0)
+        cfuse_fi_set_keep_cache(fi, opened.keepCache ? 1 : 0)
+    }
+
+    static func handle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> UInt64 {
+        fi.map { cfuse_fi_fh($0) } ?? 0
+    }
+
+    /// The operations table handed to fuse_session_new.
+    static func makeOperations() -> fuse_lowlevel_ops {
+        var ops = fuse_lowlevel_ops()
+        ops.`init` = { _, conn in
+            guard let conn else { return }
+            cfuse_conn_want(conn, cfuse_cap_splice_write() | cfuse_cap_splice_move()
+                | cfuse_cap_async_read() | cfuse_cap_parallel_dirops())
+        }
+        ops.lookup = { req, parent, name in
+            let name = String(cString: name!)
+            do throws(Errno) { LowLevelBridge.replyEntry(req, try LowLevelBridge.from(req).operations.lookup(parent: parent, name: name)) }
+            catch { fuse_reply_err(req, error.code) }
+        }
+        ops.getattr = { req, ino, _ in
+            do throws(Errno) { LowLevelBridge.replyAttributes(req, try LowLevelBridge.from(req).operations.attributes(ino)) }
+            catch { fuse_reply_err(req, error.code) }
+        }
+        ops.setattr = { req, ino, attr, toSet, fi in
+            let size: Int64? = (toSet & cfuse_set_attr_size()) != 0 ? Int64(attr!.pointee.st_size) : nil
+            do throws(Errno) {
+                let handle: UInt64? = fi.map { cfuse_fi_fh($0) }
+                LowLevelBridge.replyAttributes(req, try LowLevelBridge.from(req).operations.setAttributes(ino, size: size, handle: handle))
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.opendir = { req, ino, fi in
+            let bridge = LowLevelBridge.from(req)
+            do throws(Errno) {
+                let entries = try bridge.operations.list(ino)
+                cfuse_fi_set_fh(fi!, bridge.directories.open(entries))
+                fuse_reply_open(req, fi)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.readdir = { req, _, size, offset, fi in
+            let bridge = LowLevelBridge.from(req)
+            guard let buffer = bridge.directories.fill(LowLevelBridge.handle(fi), request: req!, size: size, offset: Int64(offset)) else {
+                fuse_reply_err(req, EBADF)
+                return
+            }
+            buffer.withUnsafeBytes { fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+        }
+        ops.releasedir = { req, _, fi in
+            LowLevelBridge.from(req).directories.release(LowLevelBridge.handle(fi))
+            fuse_reply_err(req, 0)
+        }
+        ops.open = { req, ino, fi in
+            do throws(Errno) {
+                let opened = try LowLevelBridge.from(req).operations.open(ino, flags: cfuse_fi_flags(fi!))
+                LowLevelBridge.apply(opened, to: fi)
+                fuse_reply_open(req, fi)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.read = { req, ino, size, offset, fi in
+            LowLevelBridge.from(req).operations.read(ino, handle: LowLevelBridge.handle(fi), size: size, offset: Int64(offset), reply: ReadReply(req!))
+        }
+        ops.write = { req, ino, buf, size, offset, fi in
+            do throws(Errno) {
+                let written = try LowLevelBridge.from(req).operations.write(ino, handle: LowLevelBridge.handle(fi),
+                    data: UnsafeRawBufferPointer(start: buf, count: size), offset: Int64(offset))
+                fuse_reply_write(req, written)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.flush = { req, ino, fi in
+            do throws(Errno) {
+                try LowLevelBridge.from(req).operations.flush(ino, handle: LowLevelBridge.handle(fi))
+                fuse_reply_err(req, 0)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.release = { req, ino, fi in
+            LowLevelBridge.from(req).operations.release(ino, handle: LowLevelBridge.handle(fi))
+            fuse_reply_err(req, 0)
+        }
+        ops.create = { req, parent, name, _, fi in
+            let name = String(cString: name!)
+            do throws(Errno) {
+                let (attributes, opened) = try LowLevelBridge.from(req).operations.create(parent: parent, name: name, flags: cfuse_fi_flags(fi!))
+                LowLevelBridge.apply(opened, to: fi)
+                var entry = fuse_entry_param()
+                entry.ino = fuse_ino_t(attributes.inode)
+                entry.generation = 1
+                entry.attr = attributes.stat
+                entry.attr_timeout = attributes.timeout
+                entry.entry_timeout = attributes.timeout
+                fuse_reply_create(req, &entry, fi)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        // Nothing in the tree can be made by hand but files in queue/ (R6).
+        ops.mkdir = { req, _, _, _ in fuse_reply_err(req, EPERM) }
+        ops.mknod = { req, _, _, _, _ in fuse_reply_err(req, EPERM) }
+        ops.symlink = { req, _, _, _ in fuse_reply_err(req, EPERM) }
+        ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
+        ops.unlink = { req, parent, name in
+            let name = String(cString: name!)
+            do throws(Errno) {
+                try LowLevelBridge.from(req).operations.unlink(parent: parent, name: name)
+                fuse_reply_err(req, 0)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.rmdir = { req, parent, name in
+            let name = String(cString: name!)
+            do throws(Errno) {
+                try LowLevelBridge.from(req).operations.removeDirectory(parent: parent, name: name)
+                fuse_reply_err(req, 0)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.rename = { req, parent, name, newParent, newName, flags in
+            let name = String(cString: name!)
+            let newName = String(cString: newName!)
+            do throws(Errno) {
+                try LowLevelBridge.from(req).operations.rename(parent: parent, name: name, newParent: newParent, newName: newName, flags: flags)
+                fuse_reply_err(req, 0)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.getxattr = { req, ino, name, size in
+            let name = String(cString: name!)
+            do throws(Errno) {
+                let value = try LowLevelBridge.from(req).operations.extendedAttribute(ino, name: name)
+                LowLevelBridge.replyXattr(req, value, size)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.listxattr = { req, ino, size in
+            do throws(Errno) {
+                var value: [UInt8] = []
+                for name in try LowLevelBridge.from(req).operations.extendedAttributeNames(ino) {
+                    value += Array(name.utf8) + [0]
+                }
+                LowLevelBridge.replyXattr(req, value, size)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.setxattr = { req, _, _, _, _, _ in fuse_reply_err(req, EACCES) }
+        ops.removexattr = { req, _, _ in fuse_reply_err(req, EACCES) }
+        return ops
+    }
+
+    /// getxattr/listxattr protocol: size 0 asks for the length only.
+    static func replyXattr(_ req: fuse_req_t?, _ value: [UInt8], _ size: Int) {
+        if size == 0 {
+            fuse_reply_xattr(req, value.count)
+        } else if size < value.count {
+            fuse_reply_err(req, ERANGE)
+        } else {
+            value.withUnsafeBytes { fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/// The answer to `open`/`create`: a handle chosen by the filesystem and how
+/// the kernel should cache the file's pages.
+public struct OpenedFile: Sendable, Equatable {
+    /// Opaque to FuseKit; comes back in read/write/flush/release.
+    public var handle: UInt64
+    /// Bypass the page cache: every read reaches us (live files, R7).
+    public var directIO: Bool
+    /// Keep cached pages across opens (immutable, completed files).
+    public var keepCache: Bool
+
+    public init(handle: UInt64, directIO: Bool = false, keepCache: Bool = false) {
+        self.handle = handle
+        self.directIO = directIO
+        self.keepCache = keepCache
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import DownloadFS
+import DownloadFSCore
+import Foundation
+import Glibc
+
+/// `downloadfs mount MOUNTPOINT` (R1, R2, R33).
+struct MountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mount",
+        abstract: "Mount downloadfs at MOUNTPOINT and start downloading.",
+        discussion: """
+            Returns once the mount is ready; the daemon keeps running in the
+            background unless --foreground is given. Downloads carry on across
+            unmounts, crashes and remounts of the same state dir.
+
+            Example:
+              mkdir -p ~/dl && downloadfs mount ~/dl --max-active 4 --speed-limit 2M
+              echo https://example.com/file.iso > ~/dl/queue/new
+            """
+    )
+
+    @Argument(help: "An empty directory to mount on.")
+    var mountpoint: String
+
+    @Option(help: "Where the catalog and the data live (default: ${XDG_DATA_HOME:-$HOME/.local/share}/downloadfs).")
+    var stateDir: String?
+
+    @Option(help: "How many tasks download at once.")
+    var maxActive: Int = 3
+
+    @Option(help: "Attempts in a row without data before a task fails.")
+    var maxTries: Int = 20
+
+    @Option(help: "Global speed limit, like 500K, 2M or 1.5MiB (default: none).")
+    var speedLimit: String?
+
+    @Option(help: "Run CMD with /bin/sh -c when a task completes (DOWNLOADFS_ID, _NAME, _PATH, _URL are set).")
+    var onComplete: String?
+
+    @Option(name: .customShort("o"), help: "A FUSE mount option, e.g. -o allow_other (repeatable).")
+    var fuseOptions: [String] = []
+
+    @Flag(help: "Stay in the foreground and log to stderr.")
+    var foreground = false
+
+    @Flag(help: .private)
+    var daemonChild = false
+
+    func validate() throws {
+        guard maxActive >= 1 else { throw ValidationError("--max-active must be at least 1") }
+        guard maxTries >= 1 else { throw ValidationError("--max-tries must be at least 1") }
+        if let speedLimit, ByteRate.parse(speedLimit) == nil {
+            throw ValidationError("--speed-limit: bad rate \"\(speedLimit)\" (use e.g. 500K, 2M, 1.5MiB)")
+        }
+    }
+
+    func run() throws {
+        var configuration = DaemonConfiguration(mountpoint: mountpoint, stateDir: stateDir ?? StateDirectory.defaultPath)
+        configuration.maxActive = maxActive
+        configuration.maxTries = maxTries
+        configuration.speedLimit = speedLimit.flatMap(ByteRate.parse) ?? 0
+        configuration.onComplete = onComplete
+        configuration.fuseOptions = fuseOptions
+        configuration.foreground = foreground
+
+        if !foreground {
+            // Re-run ourselves detached and wait until it says the mount is ready.
+            throw ExitCode(BackgroundLauncher.launch(arguments: Array(CommandLine.arguments.dropFirst())))
+        }
+        let report: Int32 = daemonChild ? BackgroundLauncher.reportFD : 2
+        if daemonChild {
+            setsid()
+            _ = fcntl(report, F_SETFD, FD_CLOEXEC)
+            configuration.logToFile = true
+        }
+        do {
+            let code = try Daemon.run(configuration) {
+                guard daemonChild else { return }
+                _ = Glibc.write(report, "ok\n", 3)
+                close(report)
+            }
+            throw ExitCode(code)
+        } catch let error as DaemonError {
+            let line = Array("downloadfs: mount: \(error.message)\n".utf8)
+            _ = Glibc.write(report, line, line.count)
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import XCTest
+@testable import DownloadFSCore
+
+/// R1, R10, R30: RATE values.
+final class ByteRateTests: XCTestCase {
+    func test_R1_plainBytesPerSecond() {
+        XCTAssertEqual(ByteRate.parse("100"), 100)
+        XCTAssertEqual(ByteRate.parse("0"), 0)
+    }
+
+    func test_R1_unitsAre1024BasedInEverySpelling() {
+        for text in ["500K", "500k", "500KB", "500KiB", "500kib", "500K/s", "500KB/s", "500KiB/s"] {
+            XCTAssertEqual(ByteRate.parse(text), 500 * 1024, text)
+        }
+        XCTAssertEqual(ByteRate.parse("2M"), 2 * 1024 * 1024)
+        XCTAssertEqual(ByteRate.parse("2MB"), 2 * 1024 * 1024)
+        XCTAssertEqual(ByteRate.parse("1G"), 1024 * 1024 * 1024)
+        XCTAssertEqual(ByteRate.parse("1GiB"), 1024 * 1024 * 1024)
+    }
+
+    func test_R1_fractionalRates() {
+        XCTAssertEqual(ByteRate.parse("1.5MiB"), 1_572_864)
+        XCTAssertEqual(ByteRate.parse("0.5K"), 512)
+        XCTAssertEqual(ByteRate.parse("1.5"), 1)
+    }
+
+    func test_R1_byteSuffixes() {
+        XCTAssertEqual(ByteRate.parse("100B"), 100)
+        XCTAssertEqual(ByteRate.parse("100B/s"), 100)
+        XCTAssertEqual(ByteRate.parse("100/s"), 100)
+        XCTAssertEqual(ByteRate.parse(" 2M "), 2 * 1024 * 1024)
+    }
+
+    func test_R1_rejectsNegativeAndGarbage() {
+        for text in ["", "-1", "-1K", "K", "abc", "1.", ".5", "1e3", "inf", "nan", "0x10", "1 K", "1KK", "1i", "1iB",
+                     "1T", "+5", "1,5M", "99999999999G"] {
+            XCTAssertNil(ByteRate.parse(text), text)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import XCTest
+@testable import DownloadFSCore
+
+/// R30 (`queue/<id>/ctl`) and R31 (`MOUNT/ctl`) command parsing.
+final class ControlCommandTests: XCTestCase {
+    private func task(_ text: String) -> ControlCommand? { try? ControlCommand.parseTask(text).get() }
+    private func global(_ text: String) -> ControlCommand? { try? ControlCommand.parseGlobal(text).get() }
+
+    func test_R30_eachTaskCommand() {
+        XCTAssertEqual(task("pause"), .pause)
+        XCTAssertEqual(task("resume\n"), .resume)
+        XCTAssertEqual(task("  start \n"), .start)
+        XCTAssertEqual(task("top\n"), .top)
+        XCTAssertEqual(task("limit 500K\n"), .limit(512_000))
+        XCTAssertEqual(task("limit 0"), .limit(0))
+    }
+
+    func test_R30_anythingElseIsRefused() {
+        for text in ["", "\n", "stop", "pause now", "limit", "limit fast", "limit 1 2", "cancel", "resume-all",
+                     "max-active 2", "top\u{1}"] {
+            XCTAssertNil(task(text), text.debugDescription)
+        }
+    }
+
+    func test_R30_refusalSaysWhatIsAccepted() {
+        guard case .failure(let error) = ControlCommand.parseTask("stop\n") else { return XCTFail() }
+        XCTAssertEqual(error.message, "unknown command \"stop\" (use pause, resume, start, top or limit RATE)")
+    }
+
+    func test_R31_eachGlobalCommand() {
+        XCTAssertEqual(global("max-active 5\n"), .maxActive(5))
+        XCTAssertEqual(global("limit 1.5MiB"), .globalLimit(1_572_864))
+        XCTAssertEqual(global("pause-all\n"), .pauseAll)
+        XCTAssertEqual(global("resume-all"), .resumeAll)
+    }
+
+    func test_R31_anythingElseIsRefused() {
+        for text in ["", "max-active", "max-active 0", "max-active -1", "max-active x", "max-active 1001",
+                     "max-active 2 3", "limit", "limit -5", "pause-all now", "pause", "stop-all"] {
+            XCTAssertNil(global(text), text.debugDescription)
+        }
+    }
+}

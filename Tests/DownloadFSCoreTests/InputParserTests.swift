@@ -1,0 +1,430 @@
+import XCTest
+@testable import DownloadFSCore
+
+/// R10, R11, R12: the `queue/new` input-file parser.
+final class InputParserTests: XCTestCase {
+    // MARK: helpers
+
+    private func parseAll(_ text: String) throws -> [InputEntry] {
+        var parser = InputParser()
+        return try parser.feed(Array(text.utf8)) + parser.finish()
+    }
+
+    /// Asserts that a single write of `bytes` is refused at `line` with a reason containing `reasonPart`.
+    private func assertRejected(_ bytes: [UInt8], line: Int = 1, reason reasonPart: String,
+                                file: StaticString = #filePath, lineNumber: UInt = #line) {
+        var parser = InputParser()
+        do {
+            let entries = try parser.feed(bytes) + parser.finish()
+            XCTFail("accepted: \(entries)", file: file, line: lineNumber)
+        } catch {
+            XCTAssertEqual(error.line, line, file: file, line: lineNumber)
+            XCTAssertTrue(error.reason.contains(reasonPart), "reason was: \(error.reason)", file: file, line: lineNumber)
+            XCTAssertEqual(error.message, "line \(error.line): \(error.reason)", file: file, line: lineNumber)
+        }
+    }
+
+    private func assertRejected(_ text: String, line: Int = 1, reason: String,
+                                file: StaticString = #filePath, lineNumber: UInt = #line) {
+        assertRejected(Array(text.utf8), line: line, reason: reason, file: file, lineNumber: lineNumber)
+    }
+
+    private func urls(_ entries: [InputEntry]) -> [String] { entries.map(\.url) }
+
+    // MARK: R10 accepted forms
+
+    func test_R10_echoOneURL() throws {
+        let entries = try parseAll("https://example.com/a.iso\n")
+        XCTAssertEqual(entries, [InputEntry(url: "https://example.com/a.iso", options: TaskOptions(), line: 1)])
+    }
+
+    func test_R10_eachNonBlankNonCommentLineIsAURL() throws {
+        let entries = try parseAll("""
+        # my downloads
+        http://a.example/1
+
+        https://b.example/2
+        ftp://c.example/3
+        ftps://d.example/4
+        """)
+        XCTAssertEqual(urls(entries), ["http://a.example/1", "https://b.example/2", "ftp://c.example/3", "ftps://d.example/4"])
+        XCTAssertEqual(entries.map(\.line), [2, 4, 5, 6])
+    }
+
+    func test_R10_schemesAreCaseInsensitive() throws {
+        XCTAssertEqual(urls(try parseAll("HTTPS://Example.com/x\nFtP://h/y\n")), ["HTTPS://Example.com/x", "FtP://h/y"])
+    }
+
+    func test_R10_allOptionsOfAnAria2InputFile() throws {
+        let sha = String(repeating: "AB", count: 32)
+        let entries = try parseAll("""
+        https://example.com/file.bin
+          out=renamed.bin
+        \theader=Authorization: Bearer xyz
+          header=X-Empty:
+          checksum=SHA-256=\(sha)
+          max-download-limit=500K
+
+        """)
+        XCTAssertEqual(entries.count, 1)
+        let options = entries[0].options
+        XCTAssertEqual(options.out, "renamed.bin")
+        XCTAssertEqual(options.headers, ["Authorization: Bearer xyz", "X-Empty: "])
+        XCTAssertEqual(options.checksum, Checksum(algorithm: .sha256, hex: sha.lowercased()))
+        XCTAssertEqual(options.checksum?.hex, sha.lowercased())
+        XCTAssertEqual(options.maxDownloadLimit, 500 * 1024)
+    }
+
+    func test_R10_optionsBelongToTheURLJustBefore() throws {
+        let entries = try parseAll("http://h/a\n out=A\nhttp://h/b\nhttp://h/c\n out=C\n")
+        XCTAssertEqual(entries.map(\.options.out), ["A", nil, "C"])
+    }
+
+    func test_R10_blankAndCommentLinesDoNotEndOptions() throws {
+        let entries = try parseAll("http://h/a\n\n   \n# note\n out=A\n")
+        XCTAssertEqual(entries.first?.options.out, "A")
+    }
+
+    func test_R10_indentedCommentIsSkipped() throws {
+        let entries = try parseAll("http://h/a\n  # aria2 comment\n out=A\n")
+        XCTAssertEqual(entries.first?.options.out, "A")
+    }
+
+    func test_R10_headerIsRepeatable() throws {
+        let entries = try parseAll("http://h/a\n header=A: 1\n header=B: 2\n header=A: 3\n")
+        XCTAssertEqual(entries.first?.options.headers, ["A: 1", "B: 2", "A: 3"])
+    }
+
+    func test_R10_laterOutReplacesEarlier() throws {
+        XCTAssertEqual(try parseAll("http://h/a\n out=x\n out=y\n").first?.options.out, "y")
+    }
+
+    func test_R10_eachChecksumAlgorithm() throws {
+        for (name, length) in [("sha-256", 64), ("sha-1", 40), ("sha-512", 128), ("md5", 32)] {
+            let hex = String(repeating: "0", count: length)
+            let entries = try parseAll("http://h/a\n checksum=\(name)=\(hex)\n")
+            XCTAssertEqual(entries.first?.options.checksum?.algorithm.rawValue, name)
+        }
+    }
+
+    func test_R10_crlfFile() throws {
+        let entries = try parseAll("http://h/a\r\n out=A\r\nhttp://h/b\r\n")
+        XCTAssertEqual(urls(entries), ["http://h/a", "http://h/b"])
+        XCTAssertEqual(entries[0].options.out, "A")
+    }
+
+    func test_R10_trailingBlanksOnAURLLineAreIgnored() throws {
+        XCTAssertEqual(urls(try parseAll("http://h/a  \t\n")), ["http://h/a"])
+    }
+
+    func test_R10_utf8ByteOrderMarkAtStartIsIgnored() throws {
+        XCTAssertEqual(urls(try parseAll("\u{FEFF}http://h/a\n")), ["http://h/a"])
+    }
+
+    func test_R10_ipv6PortsUserinfoQueryFragmentAccepted() throws {
+        let list = [
+            "http://[::1]:8080/x", "http://[2001:db8::1]/", "https://user:pw@host.example:443/p?q=1#frag",
+            "http://127.0.0.1:1/", "http://h:65535", "https://bücher.example/ä", "http://h/a%20b",
+        ]
+        XCTAssertEqual(urls(try parseAll(list.joined(separator: "\n"))), list)
+    }
+
+    func test_R11_validateURLReturnsNilForGoodURL() {
+        XCTAssertNil(InputParser.validateURL("https://example.com/x"))
+    }
+
+    // MARK: R11 rejections
+
+    func test_R11_rejectsFileScheme() {
+        assertRejected("file:///etc/passwd\n", reason: "unsupported scheme \"file\" (use http, https, ftp or ftps)")
+    }
+
+    func test_R11_rejectsJavascriptScheme() {
+        assertRejected("javascript:alert(1)\n", reason: "unsupported scheme \"javascript\"")
+    }
+
+    func test_R11_rejectsDataScheme() {
+        assertRejected("data:text/plain,hello\n", reason: "unsupported scheme \"data\"")
+    }
+
+    func test_R11_rejectsOtherSchemes() {
+        for url in ["gopher://h/x", "sftp://h/x", "magnet:?xt=urn:btih:abc", "ws://h/x", "FILE:///x"] {
+            assertRejected(url + "\n", reason: "unsupported scheme")
+        }
+    }
+
+    func test_R11_messageNamesLineAndScheme() {
+        var parser = InputParser()
+        XCTAssertThrowsError(try parser.feed(Array("http://h/a\n\nfile:///x\n".utf8))) { error in
+            XCTAssertEqual((error as? InputError)?.message,
+                           "line 3: unsupported scheme \"file\" (use http, https, ftp or ftps)")
+        }
+    }
+
+    func test_R11_rejectsNoScheme() {
+        for url in ["example.com/file", "/etc/passwd", "localhost:8080/x", "://h/x", "1http://h/"] {
+            assertRejected(url + "\n", reason: "no scheme")
+        }
+    }
+
+    func test_R11_rejectsMissingSlashes() {
+        assertRejected("http:example.com/x\n", reason: "malformed URL")
+    }
+
+    func test_R11_rejectsNoHost() {
+        for url in ["http:///x", "http://", "https://user@/x", "ftp://:21/x", "http://?q", "http://#f"] {
+            assertRejected(url + "\n", reason: "no host")
+        }
+    }
+
+    func test_R11_rejectsBadHostCharacters() {
+        assertRejected("http://ex<ample.com/\n", reason: "invalid character")
+        assertRejected("http://[zz::1]/\n", reason: "invalid IPv6 host")
+        assertRejected("http://[::1/\n", reason: "invalid IPv6 host")
+    }
+
+    func test_R11_rejectsBadPorts() {
+        for url in ["http://h:0/", "http://h:65536/", "http://h:abc/", "http://h:/", "http://h:-1/", "http://[::1]:x/"] {
+            assertRejected(url + "\n", reason: "invalid port")
+        }
+    }
+
+    func test_R11_lineOf8KiBIsAccepted() throws {
+        let prefix = "http://h/"
+        let url = prefix + String(repeating: "a", count: 8192 - prefix.count)
+        XCTAssertEqual(try parseAll(url + "\n").first?.url.utf8.count, 8192)
+        XCTAssertEqual(try parseAll(url + "\r\n").first?.url.utf8.count, 8192)
+    }
+
+    func test_R11_lineOver8KiBIsRejected() {
+        let prefix = "http://h/"
+        let url = prefix + String(repeating: "a", count: 8193 - prefix.count)
+        assertRejected(url + "\n", reason: "longer than 8 KiB")
+        assertRejected(url, reason: "longer than 8 KiB")  // at close
+    }
+
+    func test_R11_overlongPartialLineIsRefusedWithoutWaitingForItsEnd() {
+        var parser = InputParser()
+        XCTAssertNoThrow(try parser.feed(Array(String(repeating: "a", count: 8000).utf8)))
+        XCTAssertThrowsError(try parser.feed(Array(String(repeating: "a", count: 1000).utf8))) { error in
+            XCTAssertEqual((error as? InputError)?.line, 1)
+        }
+    }
+
+    func test_R11_overlongOptionLineIsRejected() {
+        assertRejected("http://h/a\n out=" + String(repeating: "n", count: 8200) + "\n", line: 2, reason: "longer than 8 KiB")
+    }
+
+    func test_R11_rejectsEveryC0ControlCharacterInAURL() {
+        for byte in UInt8(0)...UInt8(0x1F) where byte != 0x0A && byte != 0x09 && byte != 0x0D {
+            assertRejected(Array("http://h/a".utf8) + [byte] + Array("b\n".utf8), reason: "control character")
+        }
+    }
+
+    func test_R11_rejectsDELAndC1ControlCharacters() {
+        assertRejected(Array("http://h/a".utf8) + [0x7F] + [0x0A], reason: "control character U+007F")
+        assertRejected("http://h/a\u{85}b\n", reason: "control character U+0085")
+        assertRejected("http://h/a\u{9F}b\n", reason: "control character U+009F")
+    }
+
+    func test_R11_rejectsNULAnywhere() {
+        assertRejected([0x00, 0x0A], reason: "control character U+0000")
+        assertRejected(Array("http://h/a\n out=a".utf8) + [0x00] + [0x0A], line: 2, reason: "control character U+0000")
+        assertRejected(Array("# comment".utf8) + [0x00] + [0x0A], reason: "control character U+0000")
+    }
+
+    func test_R11_rejectsCarriageReturnInsideALine() {
+        assertRejected("http://h/a\rb\n", reason: "control character U+000D")
+    }
+
+    func test_R11_rejectsControlCharacterInOptionValue() {
+        assertRejected("http://h/a\n out=a\u{1B}b\n", line: 2, reason: "control character U+001B")
+        assertRejected("http://h/a\n header=X: a\tb\n", line: 2, reason: "control character U+0009")
+    }
+
+    func test_R11_rejectsInvalidUTF8() {
+        let bad: [[UInt8]] = [
+            [0xFF], [0xC0, 0xAF], [0xC3], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
+        ]
+        for sequence in bad {
+            assertRejected(Array("http://h/".utf8) + sequence + [0x0A], reason: "invalid UTF-8")
+        }
+    }
+
+    func test_R11_rejectsInvalidUTF8InAComment() {
+        assertRejected(Array("# caf".utf8) + [0xE9] + [0x0A], reason: "invalid UTF-8")
+    }
+
+    func test_R11_rejectsUnknownOptionAndNamesIt() {
+        assertRejected("http://h/a\n split=5\n", line: 2,
+                       reason: "unknown option \"split\" (known: out, header, checksum, max-download-limit)")
+        assertRejected("http://h/a\n OUT=x\n", line: 2, reason: "unknown option \"OUT\"")
+    }
+
+    func test_R11_rejectsOptionWithoutEquals() {
+        assertRejected("http://h/a\n out\n", line: 2, reason: "expected key=value")
+        assertRejected("http://h/a\n =x\n", line: 2, reason: "expected key=value")
+    }
+
+    func test_R11_rejectsMalformedOut() {
+        assertRejected("http://h/a\n out=\n", line: 2, reason: "empty file name")
+    }
+
+    func test_R11_rejectsMalformedHeader() {
+        for header in ["NoColon", ": value", "Bad Name: v", "Bad(Name): v", "Ä: v", "Name : v", ""] {
+            assertRejected("http://h/a\n header=\(header)\n", line: 2, reason: "malformed option header")
+        }
+    }
+
+    func test_R11_rejectsMalformedChecksum() {
+        for spec in ["sha-256=abc", "sha256=" + String(repeating: "0", count: 64), "md5=" + String(repeating: "x", count: 32), "sha-1", ""] {
+            assertRejected("http://h/a\n checksum=\(spec)\n", line: 2, reason: "malformed option checksum")
+        }
+    }
+
+    func test_R11_rejectsMalformedMaxDownloadLimit() {
+        for rate in ["fast", "-1", "1.5.5M", "", "10X"] {
+            assertRejected("http://h/a\n max-download-limit=\(rate)\n", line: 2, reason: "malformed option max-download-limit")
+        }
+    }
+
+    func test_R11_rejectsOptionLineWithoutURL() {
+        assertRejected(" out=x\n", reason: "option line without a URL before it")
+        assertRejected("# header\n\n\theader=A: b\n", line: 3, reason: "option line without a URL before it")
+    }
+
+    func test_R11_rejectsMirrorsOnOneLine() {
+        assertRejected("http://a/x\thttp://b/x\n",
+                       reason: "several URLs on one line (mirrors) are not supported; put each on its own line")
+        assertRejected("http://a/x http://b/x\n", reason: "several URLs on one line")
+    }
+
+    func test_R11_aRejectedLineRefusesTheWholeWrite() {
+        var parser = InputParser()
+        XCTAssertThrowsError(try parser.feed(Array("http://h/a\nhttp://h/b\nfile:///x\nhttp://h/c\n".utf8)))
+        XCTAssertTrue(parser.isIdle)
+        XCTAssertEqual(try parser.finish(), [])
+    }
+
+    // MARK: R11 split writes
+
+    func test_R11_urlSplitAcrossThreeWrites() throws {
+        var parser = InputParser()
+        XCTAssertEqual(try parser.feed(Array("htt".utf8)), [])
+        XCTAssertEqual(try parser.feed(Array("p://example.com/fi".utf8)), [])
+        XCTAssertEqual(try parser.feed(Array("le.iso\n".utf8)), [])
+        XCTAssertEqual(urls(try parser.finish()), ["http://example.com/file.iso"])
+    }
+
+    func test_R11_byteByByteFeeding() throws {
+        var parser = InputParser()
+        var entries: [InputEntry] = []
+        for byte in Array("http://h/a\n out=A\nhttp://h/b\r\n".utf8) {
+            entries += try parser.feed([byte])
+        }
+        entries += try parser.finish()
+        XCTAssertEqual(urls(entries), ["http://h/a", "http://h/b"])
+        XCTAssertEqual(entries[0].options.out, "A")
+    }
+
+    func test_R11_optionsInALaterWriteThanTheURL() throws {
+        var parser = InputParser()
+        XCTAssertEqual(try parser.feed(Array("http://h/a\n".utf8)), [])
+        XCTAssertEqual(try parser.feed(Array(" out=A\n header=X: 1\n".utf8)), [])
+        let ended = try parser.feed(Array("http://h/b\n".utf8))
+        XCTAssertEqual(ended, [InputEntry(url: "http://h/a", options: TaskOptions(out: "A", headers: ["X: 1"]), line: 1)])
+        XCTAssertEqual(try parser.finish(), [InputEntry(url: "http://h/b", line: 4)])
+    }
+
+    func test_R11_nextURLLineEndsTheOptions() throws {
+        var parser = InputParser()
+        let entries = try parser.feed(Array("http://h/a\nhttp://h/b\nhttp://h/c\n".utf8))
+        XCTAssertEqual(urls(entries), ["http://h/a", "http://h/b"])
+    }
+
+    func test_R11_refusedWriteLeavesStateUnchangedAndALaterGoodWriteWorks() throws {
+        var parser = InputParser()
+        XCTAssertEqual(try parser.feed(Array("http://h/a\n out=A\nhttp://h/pa".utf8)), [])
+        XCTAssertThrowsError(try parser.feed(Array("rt\nhttp://h/b\nfile:///x\n".utf8))) { error in
+            XCTAssertEqual((error as? InputError)?.line, 5)
+        }
+        // Same continuation without the bad line: the partial line and line numbers are as before.
+        let ended = try parser.feed(Array("rt\n out=P\n".utf8))
+        XCTAssertEqual(ended, [urlEntry("http://h/a", out: "A", line: 1)])
+        XCTAssertEqual(try parser.finish(), [urlEntry("http://h/part", out: "P", line: 3)])
+    }
+
+    func test_R11_refusedWriteKeepsPendingURLAndItsOptions() throws {
+        var parser = InputParser()
+        _ = try parser.feed(Array("http://h/a\n out=A\n".utf8))
+        XCTAssertThrowsError(try parser.feed(Array(" out=B\n bogus=1\n".utf8)))
+        XCTAssertEqual(try parser.finish(), [urlEntry("http://h/a", out: "A", line: 1)])
+    }
+
+    // MARK: R12 ids read back / R11 close
+
+    func test_R12_takePendingEndsTheOptionsOfTheLastURL() throws {
+        var parser = InputParser()
+        _ = try parser.feed(Array("http://h/a\n out=A\n".utf8))
+        XCTAssertEqual(parser.takePending(), [urlEntry("http://h/a", out: "A", line: 1)])
+        XCTAssertEqual(parser.takePending(), [])
+        XCTAssertThrowsError(try parser.feed(Array(" out=late\n".utf8))) { error in
+            XCTAssertEqual((error as? InputError)?.reason, "option line without a URL before it")
+        }
+    }
+
+    func test_R12_takePendingKeepsAPartialLineBuffered() throws {
+        var parser = InputParser()
+        _ = try parser.feed(Array("http://h/a\nhttp://h/".utf8))
+        XCTAssertEqual(urls(parser.takePending()), ["http://h/a"])
+        XCTAssertEqual(try parser.feed(Array("b\n".utf8)), [])
+        XCTAssertEqual(parser.takePending(), [InputEntry(url: "http://h/b", line: 2)])
+    }
+
+    func test_R12_takePendingAfterSomeFeedsReturnsOnlyTheLast() throws {
+        var parser = InputParser()
+        let ended = try parser.feed(Array("http://h/a\nhttp://h/b\n".utf8))
+        XCTAssertEqual(urls(ended), ["http://h/a"])
+        XCTAssertEqual(urls(parser.takePending()), ["http://h/b"])
+    }
+
+    func test_R11_finalLineWithoutNewlineIsTakenAtClose() throws {
+        var parser = InputParser()
+        XCTAssertEqual(try parser.feed(Array("http://h/a\nhttp://h/b".utf8)), [])
+        XCTAssertEqual(urls(try parser.finish()), ["http://h/a", "http://h/b"])
+        XCTAssertTrue(parser.isIdle)
+    }
+
+    func test_R11_finalOptionLineWithoutNewlineIsTakenAtClose() throws {
+        var parser = InputParser()
+        _ = try parser.feed(Array("http://h/a\n out=A".utf8))
+        XCTAssertEqual(try parser.finish(), [urlEntry("http://h/a", out: "A", line: 1)])
+    }
+
+    func test_R11_badFinalLineIsReturnedByCloseAndAddsNothingFromIt() throws {
+        var parser = InputParser()
+        _ = try parser.feed(Array("http://h/a\nfile:///x".utf8))
+        XCTAssertThrowsError(try parser.finish()) { error in
+            XCTAssertEqual((error as? InputError)?.message, "line 2: unsupported scheme \"file\" (use http, https, ftp or ftps)")
+        }
+        // The URL accepted by the earlier write is still there for the caller to keep.
+        XCTAssertEqual(urls(parser.takePending()), ["http://h/a"])
+    }
+
+    func test_R11_emptyInputGivesNothing() throws {
+        XCTAssertEqual(try parseAll(""), [])
+        XCTAssertEqual(try parseAll("\n\n# only comments\n   \n"), [])
+    }
+
+    func test_R11_lineNumbersCountAcrossWrites() throws {
+        var parser = InputParser()
+        XCTAssertEqual(try parser.feed(Array("# one\nhttp://h/a\n".utf8)), [])
+        XCTAssertEqual(try parser.feed(Array("\nhttp://h/b\n".utf8)).map(\.line), [2])
+        XCTAssertEqual(try parser.finish().map(\.line), [4])
+    }
+
+    private func urlEntry(_ url: String, out: String? = nil, line: Int) -> InputEntry {
+        InputEntry(url: url, options: TaskOptions(out: out), line: line)
+    }
+}
