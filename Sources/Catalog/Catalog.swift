@@ -75,7 +75,7 @@ public final class Catalog: Sendable {
     public func events(taskID: Int64?, limit: Int = 2000) throws(CatalogError) -> [EventRecord] {
         do {
             return try pool.read { db in
-                let filter = taskID.map { Column("taskID") == $0 } ?? Column("taskID") == nil
+                let filter = taskID.map { Column("taskID") == $0 } ?? (Column("taskID") == nil)
                 let newest = try EventRecord.filter(filter).order(Column("id").desc).limit(limit).fetchAll(db)
                 return newest.reversed()
             }

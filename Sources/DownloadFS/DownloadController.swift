@@ -186,8 +186,21 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         table.isNameTaken(name) || access(state.file(name), F_OK) == 0
     }
 
+    /// Stops running transfers and waits until their bytes are flushed and
+    /// committed, so a task shown `paused` shows its final count (R30, R51).
+    /// Called without the lock: the engine's reports need it.
+    private func stopAndWait(_ ids: [Int64]) {
+        let group = DispatchGroup()
+        for id in ids where table.entry(id)?.record.state == .downloading {
+            group.enter()
+            engine.stop(id) { group.leave() }
+        }
+        _ = group.wait(timeout: .now() + 30)
+    }
+
     /// A command written to `queue/<id>/ctl` (R30).
     func control(_ id: Int64, _ command: ControlCommand) throws(ControlCommandError) {
+        if command == .pause { stopAndWait([id]) }
         lock.lock()
         defer { lock.unlock() }
         guard let entry = table.entry(id) else { throw ControlCommandError("task \(id) does not exist") }
@@ -239,6 +252,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
 
     /// A command written to the root `ctl` (R31).
     func controlGlobal(_ command: ControlCommand) throws(ControlCommandError) {
+        if command == .pauseAll { stopAndWait(table.all().map(\.id)) }
         lock.lock()
         defer { lock.unlock() }
         switch command {
@@ -489,6 +503,22 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
             record.downloaded = bytes
             try? catalog.save([record])
             table.update(id) { $0.record.downloaded = bytes }
+        case .restart(let reason):
+            guard record.state == .downloading else { return }
+            record.downloaded = 0
+            record.total = nil
+            record.etag = nil
+            record.lastModified = nil
+            do {
+                try catalog.save([record], events: [EventRecord(taskID: id, at: Date(), message: "starting over from zero: \(reason)")])
+                table.update(id) { $0.record = record }
+            } catch {
+                log.daemon("task \(id): \(error.message)", level: .error)
+            }
+            unlink(state.partial(id))
+            try? transition(id, to: .queued, event: "queued again to start from zero")
+            startTransfer(id)
+            return
         case .completed(let bytes, let total):
             guard record.state == .downloading else { return }
             record.downloaded = bytes

@@ -28,6 +28,8 @@ final class EasyTransfer {
     private(set) var decision: ResumeDecision?
     private(set) var summary: ResponseSummary?
     private var abortFailure: TransferFailure?
+    /// A start-over whose body does not begin at byte 0: stop and ask again from 0.
+    private var restartReason: String?
     private var writeErrno: Int32?
     private(set) var receivedData = false
 
@@ -132,8 +134,10 @@ final class EasyTransfer {
     // MARK: - curl callbacks (engine thread)
 
     private func header(_ raw: UnsafeRawBufferPointer) {
-        var line = String(decoding: raw, as: UTF8.self)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        // Trim CR/LF as bytes: in Swift "\r\n" is one Character.
+        var end = raw.count
+        while end > 0 && (raw[end - 1] == 0x0A || raw[end - 1] == 0x0D) { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: raw[0..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             headers = [:]
             responses += 1
@@ -209,6 +213,9 @@ final class EasyTransfer {
         case .fail(let failure):
             abortFailure = failure
             return
+        case .startOver(_, let reason) where !ResumeDecision.bodyStartsAtZero(head):
+            restartReason = reason
+            return
         case .startOver:
             if ftruncate(fd, 0) != 0 { writeErrno = errno }
             writeOffset = 0
@@ -244,6 +251,9 @@ final class EasyTransfer {
     /// What the attempt came to, given curl's result code.
     func outcome(for code: CURLcode) -> TransferOutcome {
         if decision == nil && code == CURLE_OK { decide() }
+        if let restartReason {
+            return .restart(reason: restartReason)
+        }
         if let abortFailure {
             return .failed(abortFailure, bytes: writeOffset, receivedData: receivedData)
         }
@@ -273,7 +283,7 @@ final class EasyTransfer {
 
     /// Hands the descriptor to the checkpointer: it is synced and closed, and
     /// only then is the outcome reported (after any earlier checkpoint).
-    func finish(_ outcome: TransferOutcome) {
+    func finish(_ outcome: TransferOutcome, then: (@Sendable () -> Void)? = nil) {
         let (id, serial, delegate) = (request.id, serial, delegate)
         let (fd, trusted) = (self.fd, lastCheckpointBytes)
         checkpointer.sync(fd) { err in
@@ -283,6 +293,7 @@ final class EasyTransfer {
                                   bytes: trusted, receivedData: false)
             }
             delegate.transferFinished(id, serial: serial, outcome: outcome)
+            then?()
         }
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 public final class Engine: @unchecked Sendable {
     enum Command {
         case start(TransferRequest, serial: UInt64, live: LiveProgress)
-        case stop(Int64)
+        case stop(Int64, (@Sendable () -> Void)?)
         case limit(Int64, Int64)
         case shutdown
     }
@@ -57,7 +57,11 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Stops a transfer; its outcome is reported as `.stopped` after a flush.
-    public func stop(_ id: Int64) { send(.stop(id)) }
+    public func stop(_ id: Int64) { send(.stop(id, nil)) }
+
+    /// Stops a transfer and runs `then` once its `.stopped` outcome has been
+    /// reported (bytes flushed) — at once if there was no such transfer.
+    public func stop(_ id: Int64, then: @escaping @Sendable () -> Void) { send(.stop(id, then)) }
 
     public func setSpeedLimit(_ id: Int64, bytesPerSecond: Int64) { send(.limit(id, bytesPerSecond)) }
 
@@ -115,8 +119,8 @@ public final class Engine: @unchecked Sendable {
                 delegate.transferFinished(request.id, serial: serial,
                                           outcome: .failed(error, bytes: request.stored.offset, receivedData: false))
             }
-        case .stop(let id):
-            stopTransfer(id)
+        case .stop(let id, let then):
+            stopTransfer(id, then: then)
         case .limit(let id, let rate):
             transfers[id]?.setSpeedLimit(rate)
         case .shutdown:
@@ -124,10 +128,13 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    private func stopTransfer(_ id: Int64) {
-        guard let transfer = transfers.removeValue(forKey: id) else { return }
+    private func stopTransfer(_ id: Int64, then: (@Sendable () -> Void)? = nil) {
+        guard let transfer = transfers.removeValue(forKey: id) else {
+            then?()
+            return
+        }
         curl_multi_remove_handle(multi, transfer.handle)
-        transfer.finish(.stopped(bytes: transfer.writeOffset))
+        transfer.finish(.stopped(bytes: transfer.writeOffset), then: then)
     }
 
     private func collectFinished() {

@@ -6,6 +6,10 @@ public enum TransferOutcome: Sendable, Equatable {
     case completed(bytes: Int64, total: Int64?)
     /// The attempt failed; `receivedData` says whether any body byte arrived (R53).
     case failed(TransferFailure, bytes: Int64, receivedData: Bool)
+    /// The server's answer means the partial data is useless and this body
+    /// cannot replace it (a range that starts elsewhere, a 416 below the
+    /// total): start again from zero with a plain request (R52).
+    case restart(reason: String)
     /// Stopped on request (pause, cancel, unmount).
     case stopped(bytes: Int64)
 }

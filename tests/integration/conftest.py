@@ -1,0 +1,127 @@
+"""Fixtures: the binary, servers to download from, and mounts that always come down."""
+
+import shutil
+import threading
+
+import pytest
+
+from support.binary import candidates, find_binary
+from support.faultserver import FaultServer
+from support.files import write_content
+from support.mount import Mount
+from support.nginx import Nginx, set_mtime
+
+
+@pytest.fixture(scope="session")
+def downloadfs_bin():
+    """The binary under test; without one the whole session stops with a clear message."""
+    path = find_binary()
+    if path is None:
+        tried = "\n  ".join(str(p) for p in candidates())
+        pytest.exit(f"downloadfs binary not found; tried:\n  {tried}\n"
+                    "Build it (swift build -c release) or set DOWNLOADFS_BIN.", returncode=3)
+    return path
+
+
+@pytest.fixture
+def make_mount(downloadfs_bin, tmp_path, request):
+    """Factory: `make_mount("--max-active", "2", start=True)` → a started `Mount`.
+
+    Every mount made here is unmounted (lazily if busy), its daemon ended by
+    pid and its temp dirs removed when the test ends, pass or fail.
+    """
+    mounts = []
+    request.node.downloadfs_mounts = mounts
+
+    def make(*options, start=True, state_dir=None, mountpoint=None):
+        mount = Mount(downloadfs_bin, tmp_path / f"m{len(mounts)}", options,
+                      state_dir=state_dir, mountpoint=mountpoint)
+        mounts.append(mount)
+        if start:
+            mount.start()
+        return mount
+
+    yield make
+    for mount in reversed(mounts):
+        mount.teardown()
+
+
+@pytest.fixture
+def mount(make_mount):
+    """A mount with default options."""
+    return make_mount()
+
+
+@pytest.fixture
+def faultserver(request):
+    """A fresh in-process fault-injecting HTTP server."""
+    server = FaultServer()
+    request.node.downloadfs_faultservers = [server]
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def nginx(tmp_path_factory):
+    """A private nginx for the session; tests put files in `nginx.docroot`."""
+    root = tmp_path_factory.mktemp("nginx")
+    server = Nginx(root / "prefix", root / "docroot").start()
+    yield server
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def nginx_file(nginx, request):
+    """Factory: put deterministic content in nginx's docroot; return (name, sha256)."""
+    made = []
+
+    def make(name, size, seed, mtime=None):
+        path = nginx.docroot / name
+        digest = write_content(path, seed, size)
+        if mtime is not None:
+            set_mtime(path, mtime)
+        made.append(path)
+        return name, digest
+
+    yield make
+    for path in made:
+        path.unlink(missing_ok=True)
+
+
+@pytest.fixture(autouse=True)
+def _hang_watchdog(request):
+    """If a test overruns its timeout, kill its daemons so blocked FUSE calls return.
+
+    pytest-timeout (signal method) can only interrupt Python once the
+    blocked system call returns; a hung daemon would keep it blocked forever.
+    """
+    marker = request.node.get_closest_marker("timeout")
+    limit = float(marker.args[0]) if marker and marker.args else \
+        float(request.config.getini("timeout") or 120)
+
+    def fire():
+        for mount in getattr(request.node, "downloadfs_mounts", []):
+            mount.emergency_stop()
+
+    timer = threading.Timer(limit + 10, fire)
+    timer.daemon = True
+    timer.start()
+    yield
+    timer.cancel()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On failure, attach each daemon's output and the servers' request logs."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    for mount in getattr(item, "downloadfs_mounts", []):
+        report.sections.append((f"downloadfs {mount.base.name}", mount.describe()[-30000:]))
+    for server in getattr(item, "downloadfs_faultservers", []):
+        lines = [f"{r.method} {r.path}?{r.query} range={r.range} if-range={r.if_range} "
+                 f"-> {r.status} sent={r.sent} complete={r.complete}"
+                 for r in server.requests()[-60:]]
+        report.sections.append(("faultserver requests", "\n".join(lines)))

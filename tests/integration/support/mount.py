@@ -1,0 +1,436 @@
+"""Start, drive and always tear down a downloadfs daemon on a temp mountpoint.
+
+A `Mount` owns one mountpoint and one state dir (both fresh temp dirs) and
+any number of daemon runs over them (remounts keep the state dir). Every
+daemon runs as a foreground child whose stdout and stderr go to a log file
+in the test's temp dir; `describe()` gathers those logs for failure reports.
+"""
+
+import errno
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from .status import read_status
+from .waiting import wait_until
+
+READY_TIMEOUT = 10
+EXIT_TIMEOUT = 15
+TERMINAL_STATES = ("completed", "failed")
+
+
+def mounted_in_table(path):
+    """True if `path` is a mount point in /proc/self/mountinfo (dead FUSE mounts included)."""
+    target = os.path.realpath(path)
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            if point == target:
+                return True
+    return False
+
+
+def pid_alive(pid):
+    """True if `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def wait_pid_gone(pid, timeout):
+    """Wait until `pid` is gone; True if it went in time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return not pid_alive(pid)
+
+
+def fusermount_unmount(path):
+    """`fusermount3 -u`, falling back to a lazy `-uz` when busy or dead."""
+    try:
+        result = subprocess.run(["fusermount3", "-u", str(path)], capture_output=True, timeout=10)
+        if result.returncode == 0:
+            return True
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        subprocess.run(["fusermount3", "-uz", str(path)], capture_output=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    return not mounted_in_table(path)
+
+
+def read_with_timeout(path, timeout=3.0, binary=False):
+    """Read a file in a helper thread so a hung daemon cannot hang the reader."""
+    box = {}
+
+    def run():
+        try:
+            with open(path, "rb") as handle:
+                box["data"] = handle.read()
+        except OSError as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimeoutError(f"reading {path} took over {timeout}s")
+    if "error" in box:
+        raise box["error"]
+    return box["data"] if binary else box["data"].decode("utf-8", errors="replace")
+
+
+class Mount:
+    """One mountpoint + state dir and the daemon runs over them."""
+
+    def __init__(self, binary, base, options=(), state_dir=None, mountpoint=None):
+        self.binary = Path(binary)
+        self.base = Path(base)
+        self.base.mkdir(parents=True, exist_ok=True)
+        self.mp = Path(mountpoint) if mountpoint else self.base / "mnt"
+        self.state = Path(state_dir) if state_dir else self.base / "state"
+        self.options = [str(o) for o in options]
+        self.proc = None
+        self.runs = []  # log files, one per daemon run
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def command(self, foreground=True):
+        cmd = [str(self.binary), "mount", str(self.mp), "--state-dir", str(self.state)]
+        if foreground:
+            cmd.append("--foreground")
+        return cmd + self.options
+
+    def start(self, timeout=READY_TIMEOUT):
+        """Start a foreground daemon and wait until the mount is ready."""
+        try:
+            self.mp.mkdir(parents=True)
+        except FileExistsError:  # also what a dead mount answers
+            pass
+        log_path = self.base / f"daemon.{len(self.runs) + 1}.log"
+        self.runs.append(log_path)
+        with open(log_path, "wb") as log:
+            self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=subprocess.STDOUT, start_new_session=True)
+        wait_until(lambda: self.proc.poll() is not None or self.ready(), timeout,
+                   f"mount at {self.mp} to be ready")
+        if self.proc.poll() is not None:
+            raise AssertionError(f"daemon exited with {self.proc.returncode} before the mount "
+                                 f"was ready:\n{self.output()}")
+        return self
+
+    def ready(self):
+        return os.path.ismount(self.mp) and os.path.isdir(self.mp / "queue")
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def wait_exit(self, timeout=EXIT_TIMEOUT):
+        """Wait for the daemon to exit; return its exit code."""
+        return self.proc.wait(timeout=timeout)
+
+    def unmount(self, timeout=EXIT_TIMEOUT):
+        """`fusermount3 -u` and wait for the daemon to finish; return its exit code."""
+        result = subprocess.run(["fusermount3", "-u", str(self.mp)], capture_output=True,
+                                text=True, timeout=10)
+        assert result.returncode == 0, f"fusermount3 -u failed: {result.stderr}"
+        return self.wait_exit(timeout)
+
+    def unmount_command(self, timeout=30):
+        """`downloadfs unmount MP`; return the CompletedProcess.
+
+        Our foreground daemon is our child: reap it while the command runs,
+        as the shell that started it would, so its exit is visible (a
+        zombie still answers kill(pid, 0)).
+        """
+        cmd = [str(self.binary), "unmount", str(self.mp)]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + timeout
+        while proc.poll() is None:
+            if self.proc is not None:
+                self.proc.poll()
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.communicate(timeout=10)
+                raise AssertionError(f"`downloadfs unmount` still running after {timeout}s")
+            time.sleep(0.02)
+        out, err = proc.communicate(timeout=10)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+    def kill9(self, settle=3.0):
+        """SIGKILL the daemon (by pid) and reap it.
+
+        libfuse's auto-unmount helper (a separate fusermount3 process) then
+        unmounts the dead mount on its own; give it `settle` seconds, as a
+        user would take before mounting again, so a remount does not race
+        it. If it does not, the dead mount stays for `mount` to clear (R2).
+        """
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        deadline = time.monotonic() + settle
+        while mounted_in_table(self.mp) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def remount(self, timeout=READY_TIMEOUT):
+        """Start a new daemon over the same mountpoint and state dir."""
+        assert not self.alive(), "remount while the daemon still runs"
+        return self.start(timeout)
+
+    def emergency_stop(self):
+        """Last resort for a hung test: SIGKILL our daemon(s) by pid, detach the mount.
+
+        A FUSE request blocked on a hung daemon only ends when the daemon
+        dies or the connection goes; this lets the test's own timeout fire.
+        """
+        if self.alive():
+            self.proc.kill()
+        try:
+            pid = int((self.state / "daemon.pid").read_text().split()[0])
+            _kill_if_downloadfs(pid, self.binary)
+        except (OSError, ValueError, IndexError):
+            pass
+        if mounted_in_table(self.mp):
+            subprocess.run(["fusermount3", "-uz", str(self.mp)], capture_output=True, timeout=10)
+
+    def teardown(self):
+        """Always-safe cleanup: unmount, end the daemon, remove the temp dirs."""
+        pids = []
+        if self.proc is not None:
+            pids.append(self.proc.pid)
+        pid_file = self.state / "daemon.pid"
+        try:
+            pids.append(int(pid_file.read_text().split()[0]))
+        except (OSError, ValueError, IndexError):
+            pass
+        if mounted_in_table(self.mp):
+            fusermount_unmount(self.mp)
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=EXIT_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        for pid in set(pids):
+            if pid_alive(pid) and not wait_pid_gone(pid, EXIT_TIMEOUT):
+                _kill_if_downloadfs(pid, self.binary)
+        if not mounted_in_table(self.mp):
+            for path in (self.mp, self.state):
+                if self.base in path.parents:
+                    shutil.rmtree(path, ignore_errors=True)
+
+    # -- adding ----------------------------------------------------------------
+
+    @property
+    def new(self):
+        return self.mp / "queue" / "new"
+
+    def add(self, text, read_ids=True):
+        """Write `text` to queue/new on one r+w handle; return the ids read back (R12)."""
+        data = text.encode() if isinstance(text, str) else text
+        fd = os.open(self.new, os.O_RDWR)
+        try:
+            write_all(fd, data)
+            out = pread_all(fd) if read_ids else b""
+        finally:
+            os.close(fd)
+        if not read_ids:
+            return []
+        return [int(line) for line in out.decode().split()]
+
+    def add_one(self, url, *options):
+        """Add one URL with option lines; return its id."""
+        lines = [url] + [f"  {opt}" for opt in options]
+        ids = self.add("\n".join(lines) + "\n")
+        assert len(ids) == 1, f"expected one id for {url}, got {ids}"
+        return ids[0]
+
+    def write_new(self, data):
+        """Write `data` to queue/new the way `echo URL > new` does (open, write, close)."""
+        if isinstance(data, str):
+            data = data.encode()
+        fd = os.open(self.new, os.O_WRONLY)
+        try:
+            write_all(fd, data)
+        finally:
+            os.close(fd)
+
+    # -- reading ---------------------------------------------------------------
+
+    def task_ids(self):
+        return sorted(int(n) for n in os.listdir(self.mp / "queue") if n.isdigit())
+
+    def task_dir(self, task_id):
+        return self.mp / "queue" / str(task_id)
+
+    def status(self, task_id):
+        return read_status(self.mp, task_id)
+
+    def read(self, relpath):
+        with open(self.mp / relpath, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+
+    def log(self):
+        return self.read("log")
+
+    def task_log(self, task_id):
+        return self.read(f"queue/{task_id}/log")
+
+    def root_status(self):
+        return self.read("status")
+
+    def files(self):
+        return sorted(os.listdir(self.mp / "files"))
+
+    def data_path(self, task_id):
+        return self.task_dir(task_id) / self.status(task_id)["name"]
+
+    def ctl(self, task_id, command):
+        write_command(self.task_dir(task_id) / "ctl", command)
+
+    def root_ctl(self, command):
+        write_command(self.mp / "ctl", command)
+
+    def wait_state(self, task_id, states, timeout=30):
+        """Poll until the task's state is one of `states`; return its status.
+
+        Fails at once if the task reaches a terminal state not asked for.
+        """
+        if isinstance(states, str):
+            states = (states,)
+        seen = {}
+
+        def check():
+            seen["status"] = self.status(task_id)
+            state = seen["status"]["state"]
+            if state in states:
+                return seen["status"]
+            if state in TERMINAL_STATES:
+                raise AssertionError(f"task {task_id} ended {state} while waiting for "
+                                     f"{states}: {seen['status']}")
+            return None
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                result = check()
+            except FileNotFoundError:
+                result = None
+            if result:
+                return result
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"task {task_id} not {states} after {timeout}s: "
+                                     f"{seen.get('status')}")
+            time.sleep(0.05)
+
+    def wait_downloaded(self, task_id, at_least, timeout=30):
+        """Poll until the task has `at_least` bytes; return its status."""
+        def check():
+            status = self.status(task_id)
+            assert status["state"] not in TERMINAL_STATES or int(status["downloaded"]) >= at_least, \
+                f"task {task_id} ended early: {status}"
+            return status if int(status["downloaded"]) >= at_least else None
+        return wait_until(check, timeout, f"task {task_id} to have {at_least} bytes")
+
+    def integrity_check(self):
+        """`PRAGMA integrity_check` on the catalog, opened read-only."""
+        db = sqlite3.connect(f"file:{self.state / 'catalog.sqlite'}?mode=ro", uri=True,
+                             timeout=10)
+        try:
+            return [row[0] for row in db.execute("PRAGMA integrity_check")]
+        finally:
+            db.close()
+
+    def output(self):
+        """Everything every daemon run printed."""
+        parts = []
+        for path in self.runs:
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                text = "(missing)"
+            parts.append(f"--- {path.name} ---\n{text}")
+        return "\n".join(parts)
+
+    def describe(self):
+        """Daemon output and the mount's log, for a failure report."""
+        text = self.output()
+        if self.alive():
+            try:
+                text += "\n--- MOUNT/log ---\n" + read_with_timeout(self.mp / "log")[-20000:]
+                text += "\n--- MOUNT/status ---\n" + read_with_timeout(self.mp / "status")[-5000:]
+            except (OSError, TimeoutError) as exc:
+                text += f"\n(could not read the mount: {exc})"
+        return text
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def pread_all(fd):
+    chunks, offset = [], 0
+    while True:
+        chunk = os.pread(fd, 65536, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def write_command(path, command):
+    """One command per write, newline-terminated like `echo CMD > ctl`."""
+    data = command if isinstance(command, bytes) else (command + "\n").encode()
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def expect_errno(codes, fn, *args, **kwargs):
+    """Call fn and assert it raises OSError with one of `codes`; return the errno."""
+    if isinstance(codes, int):
+        codes = (codes,)
+    try:
+        result = fn(*args, **kwargs)
+    except OSError as exc:
+        assert exc.errno in codes, (f"{fn.__name__}{args}: expected "
+                                    f"{[errno.errorcode[c] for c in codes]}, got {exc!r}")
+        return exc.errno
+    if fn is os.open:
+        os.close(result)
+    raise AssertionError(f"{fn.__name__}{args} succeeded; expected "
+                         f"{[errno.errorcode[c] for c in codes]}")
+
+
+def _kill_if_downloadfs(pid, binary):
+    """SIGKILL `pid` only if it still runs our binary (pids can be reused)."""
+    try:
+        exe = os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return
+    if os.path.basename(exe).startswith(binary.name):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        wait_pid_gone(pid, 10)

@@ -1,0 +1,294 @@
+"""R10–R14: adding downloads through queue/new."""
+
+import errno
+import os
+import re
+import subprocess
+import threading
+
+import pytest
+
+from support.files import KiB, content, sha256_file, sha256_of
+from support.mount import expect_errno, write_all
+from support.waiting import wait_until
+
+
+def _urls_by_id(mount):
+    return {task: (mount.task_dir(task) / "url").read_text().strip() for task in mount.task_ids()}
+
+
+def test_r10_echo_url_adds_task(mount, faultserver):
+    url = faultserver.add("/echo.bin", size=100 * KiB, seed=4)
+    result = subprocess.run(["sh", "-c", f'echo "{url}" > "{mount.new}"'],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0, result.stderr
+    [(task, task_url)] = _urls_by_id(mount).items()
+    assert task_url == url
+    mount.wait_state(task, "completed")
+    assert sha256_file(mount.mp / "files" / "echo.bin") == sha256_of(4, 100 * KiB)
+
+
+def test_r10_aria2_input_file_with_options(mount, faultserver, tmp_path):
+    x_url = faultserver.add("/x.bin", size=50 * KiB, seed=5)
+    y_url = faultserver.add("/y.bin", size=60 * KiB, seed=6)
+    listing = tmp_path / "list.txt"
+    listing.write_text(
+        "# an aria2 input file\n"
+        "\n"
+        f"{x_url}\n"
+        "  out=renamed.bin\n"
+        "  header=X-Test: hello\n"
+        "\theader=X-Other: two\n"
+        "   \n"
+        f"{y_url}\n"
+        f"\tmax-download-limit=1M\n"
+        f"  checksum=sha-256={sha256_of(6, 60 * KiB)}\n")
+    result = subprocess.run(["sh", "-c", f'cat "{listing}" > "{mount.new}"'],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0, result.stderr
+    by_url = {url: task for task, url in _urls_by_id(mount).items()}
+    assert set(by_url) == {x_url, y_url}, "comments and blank lines must not add tasks"
+    mount.wait_state(by_url[x_url], "completed")
+    mount.wait_state(by_url[y_url], "completed")
+    assert mount.files() == ["renamed.bin", "y.bin"]
+    get = faultserver.gets("/x.bin")[-1]
+    assert get.headers.get("x-test") == "hello"
+    assert get.headers.get("x-other") == "two"
+    assert "x-test" not in faultserver.gets("/y.bin")[-1].headers
+
+
+# -- R11: what gets rejected ---------------------------------------------------
+
+def _bad_url_lines(base):
+    return {
+        "file-scheme": "file:///etc/passwd",
+        "javascript-scheme": "javascript:alert(1)",
+        "data-scheme": "data:text/plain,hello",
+        "gopher-scheme": "gopher://127.0.0.1/x",
+        "no-host": "http:///path/x.bin",
+        "empty-authority": "http://",
+        "over-8k": f"{base}/" + "a" * (8 * 1024 + 10),
+        "control-char": f"{base}/a\x01b.bin",
+        "delete-char": f"{base}/a\x7fb.bin",
+        "invalid-utf8": (f"{base}/".encode() + b"\xff\xfe.bin"),
+    }
+
+
+BAD_OPTIONS = {
+    "unknown-option": "  frobnicate=1",
+    "option-without-value": "  out",
+    "malformed-checksum-hex": "  checksum=sha-256=xyz",
+    "unknown-checksum-algo": "  checksum=crc32=abcd1234",
+    "malformed-rate": "  max-download-limit=fast",
+    "malformed-header": "  header=NoColonHere",
+}
+
+
+def _as_bytes(text):
+    return text if isinstance(text, bytes) else text.encode()
+
+
+def _expect_refused_write(mount, data):
+    """Write `data` in one write; assert EINVAL and that nothing was added."""
+    before = mount.task_ids()
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        expect_errno(errno.EINVAL, os.write, fd, data)
+    finally:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    assert mount.task_ids() == before, "a refused write added tasks"
+
+
+@pytest.mark.parametrize("kind", list(_bad_url_lines("http://h")))
+def test_r11_rejected_url_line(mount, faultserver, kind):
+    good = faultserver.add("/good.bin", size=1000)
+    bad = _bad_url_lines(f"http://127.0.0.1:{faultserver.port}")[kind]
+    log_before = mount.log()
+    _expect_refused_write(mount, _as_bytes(good) + b"\n" + _as_bytes(bad) + b"\n")
+    new_log = mount.log()[len(log_before):]
+    assert re.search(r"line\D{0,3}2\b", new_log, re.IGNORECASE), \
+        f"MOUNT/log should say line 2 was refused: {new_log!r}"
+    assert faultserver.gets("/good.bin") == [], "the good URL of a refused write was fetched"
+
+
+@pytest.mark.parametrize("kind", list(BAD_OPTIONS))
+def test_r11_rejected_option(mount, faultserver, kind):
+    good = faultserver.add("/good.bin", size=1000)
+    log_before = mount.log()
+    _expect_refused_write(mount, f"{good}\n{BAD_OPTIONS[kind]}\n".encode())
+    new_log = mount.log()[len(log_before):]
+    assert re.search(r"line\D{0,3}2\b", new_log, re.IGNORECASE), new_log
+
+
+def test_r11_echo_reports_invalid_argument(mount):
+    result = subprocess.run(["bash", "-c", f'echo "file:///etc/passwd" > "{mount.new}"'],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode != 0
+    assert "Invalid argument" in result.stderr, result.stderr
+    assert mount.task_ids() == []
+
+
+def test_r11_url_just_under_8k_accepted(mount, faultserver):
+    base = f"http://127.0.0.1:{faultserver.port}/"
+    url = base + "b" * (8000 - len(base))
+    assert len(mount.add(url + "\n")) == 1
+
+
+def test_r11_split_writes(mount, faultserver):
+    url = faultserver.add("/split.bin", size=10 * KiB, seed=8)
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        cut = len(url) - 5
+        for piece in (url[:cut], url[cut:] + "\n", "  out=joi", "ned.bin\n",
+                      "  header=X-Split: ", "yes\n"):
+            write_all(fd, piece.encode())
+    finally:
+        os.close(fd)
+    [(task, task_url)] = _urls_by_id(mount).items()
+    assert task_url == url
+    mount.wait_state(task, "completed")
+    assert mount.files() == ["joined.bin"]
+    assert faultserver.gets("/split.bin")[-1].headers.get("x-split") == "yes"
+
+
+def test_r11_url_taken_at_next_url_line(mount, faultserver):
+    first = faultserver.add("/first.bin", size=1000)
+    second = faultserver.add("/second.bin", size=1000)
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        write_all(fd, f"{first}\n  out=one.bin\n".encode())
+        write_all(fd, f"{second}\n".encode())
+        # The second URL ended the first one's options: it is a task now.
+        assert first in _urls_by_id(mount).values()
+    finally:
+        os.close(fd)
+    assert set(_urls_by_id(mount).values()) == {first, second}
+
+
+def test_r11_final_line_without_newline_taken_at_close(mount, faultserver):
+    url = faultserver.add("/final.bin", size=1000)
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        write_all(fd, url.encode())
+    finally:
+        os.close(fd)
+    assert list(_urls_by_id(mount).values()) == [url]
+
+
+def test_r11_bad_final_line_error_at_close(mount):
+    fd = os.open(mount.new, os.O_WRONLY)
+    os.write(fd, b"file:///etc/passwd")
+    expect_errno(errno.EINVAL, os.close, fd)
+    assert mount.task_ids() == []
+
+
+def test_r11_refused_write_does_not_poison_the_handle(mount, faultserver):
+    url = faultserver.add("/after.bin", size=1000)
+    fd = os.open(mount.new, os.O_RDWR)
+    try:
+        expect_errno(errno.EINVAL, os.write, fd, b"javascript:alert(1)\n")
+        write_all(fd, f"{url}\n".encode())
+        assert len(os.pread(fd, 100, 0).split()) == 1
+    finally:
+        os.close(fd)
+    assert list(_urls_by_id(mount).values()) == [url]
+
+
+# -- R12, R13: ids back, one task per URL ---------------------------------------
+
+def test_r12_ids_read_back(mount, faultserver):
+    a = faultserver.add("/a.bin", size=1000)
+    b = faultserver.add("/b.bin", size=1000)
+    fd = os.open(mount.new, os.O_RDWR)
+    try:
+        write_all(fd, f"{a}\n{b}\n".encode())
+        answer = os.pread(fd, 4096, 0).decode()
+    finally:
+        os.close(fd)
+    ids = [int(x) for x in answer.split()]
+    assert answer == "".join(f"{i}\n" for i in ids)
+    assert len(ids) == 2 and ids[0] != ids[1]
+    assert _urls_by_id(mount) == {ids[0]: a, ids[1]: b}
+    # A handle that added nothing reads nothing.
+    fd = os.open(mount.new, os.O_RDWR)
+    try:
+        assert os.pread(fd, 4096, 0) == b""
+    finally:
+        os.close(fd)
+
+
+def test_r13_same_url_once(mount, faultserver):
+    port = faultserver.port
+    faultserver.add("/norm.bin", size=1000)
+    faultserver.add("/n2.bin", size=1000)
+    first = mount.add_one(f"http://127.0.0.1:{port}/norm.bin")
+    assert mount.add_one(f"HTTP://127.0.0.1:{port}/norm.bin#fragment") == first
+    assert mount.add_one(f"http://127.0.0.1:{port}/norm.bin") == first
+    host = mount.add_one(f"http://localhost:{port}/n2.bin")
+    assert mount.add_one(f"http://LocalHost:{port}/n2.bin#x") == host
+    # Default port: nothing listens on 80, the task just retries meanwhile.
+    default = mount.add_one("http://localhost:80/n3.bin")
+    assert mount.add_one("http://LOCALHOST/n3.bin") == default
+    assert len({first, host, default}) == 3
+    assert len(mount.task_ids()) == 3
+    mount.wait_state(first, "completed")
+    assert mount.add_one(f"http://127.0.0.1:{port}/norm.bin") == first, "completed tasks match too"
+    assert len(faultserver.gets("/norm.bin")) == 1, "the same URL was downloaded twice"
+
+
+def test_r13_failed_url_added_again(make_mount, faultserver):
+    mount = make_mount("--max-tries", "1")
+    url = faultserver.add("/missing.bin", status=404, status_times=None)
+    first = mount.add_one(url)
+    mount.wait_state(first, "failed")
+    second = mount.add_one(url)
+    assert second != first
+
+
+def test_r13_concurrent_same_url_one_task(mount, faultserver):
+    url = faultserver.add("/same.bin", size=1000)
+    answers = []
+
+    def add():
+        answers.append(mount.add_one(url))
+
+    threads = [threading.Thread(target=add) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(answers) == 10 and len(set(answers)) == 1, answers
+    assert mount.task_ids() == [answers[0]]
+
+
+# -- R14: any file created in queue/ ---------------------------------------------
+
+def test_r14_cp_file_into_queue(mount, faultserver, tmp_path):
+    a = faultserver.add("/cp-a.bin", size=2000, seed=11)
+    b = faultserver.add("/cp-b.bin", size=3000, seed=12)
+    urls = tmp_path / "urls.txt"
+    urls.write_text(f"{a}\n{b}\n  out=bee.bin\n")
+    result = subprocess.run(["cp", str(urls), str(mount.mp / "queue") + "/"],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0, result.stderr
+    assert set(_urls_by_id(mount).values()) == {a, b}
+    assert "urls.txt" not in os.listdir(mount.mp / "queue")
+    for task in mount.task_ids():
+        mount.wait_state(task, "completed")
+    assert mount.files() == ["bee.bin", "cp-a.bin"]
+    assert (mount.mp / "files" / "bee.bin").read_bytes() == content(12, 3000)
+
+
+def test_r14_bad_file_refused_as_a_whole(mount, faultserver, tmp_path):
+    good = faultserver.add("/good.bin", size=1000)
+    urls = tmp_path / "bad.txt"
+    urls.write_text(f"{good}\nfile:///etc/passwd\n")
+    result = subprocess.run(["cp", str(urls), str(mount.mp / "queue") + "/"],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode != 0
+    assert mount.task_ids() == []
+    wait_until(lambda: "bad.txt" not in os.listdir(mount.mp / "queue"), 2,
+               "the refused file to leave the listing")

@@ -1,0 +1,157 @@
+"""R1–R3: mounting, refusing to mount, and unmounting."""
+
+import os
+import signal
+import subprocess
+
+import pytest
+
+from support.cli import one_line_message, run_cli
+from support.files import MiB, sha256_file, sha256_of
+from support.mount import mounted_in_table, pid_alive, wait_pid_gone
+from support.waiting import wait_until
+
+
+def test_r1_mount_returns_when_ready(make_mount, tmp_path):
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    result = run_cli(mount.command(foreground=False), tmp_path)
+    assert result.returncode == 0, result
+    # No waiting: the very next line can use the mount.
+    assert os.path.ismount(mount.mp)
+    assert {"queue", "files", "status", "ctl", "log"} <= set(os.listdir(mount.mp))
+    assert "new" in os.listdir(mount.mp / "queue")
+    pid = int((mount.state / "daemon.pid").read_text().split()[0])
+    assert pid_alive(pid), "the background daemon is not running"
+
+
+def test_r1_background_daemon_unmounts_by_command(make_mount, tmp_path):
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    assert run_cli(mount.command(foreground=False), tmp_path).returncode == 0
+    pid = int((mount.state / "daemon.pid").read_text().split()[0])
+    result = mount.unmount_command()
+    assert result.returncode == 0, result.stderr
+    assert not mounted_in_table(mount.mp)
+    assert wait_pid_gone(pid, 2), "unmount returned before the daemon finished"
+
+
+def _assert_refused(result, mount):
+    assert result.returncode != 0, result
+    assert one_line_message(result.stderr), f"want a one-line message, got {result.stderr!r}"
+    assert not mounted_in_table(mount.mp)
+
+
+def test_r2_missing_mountpoint_fails_nothing_mounted(make_mount, tmp_path):
+    mount = make_mount(start=False, mountpoint=tmp_path / "does-not-exist")
+    _assert_refused(run_cli(mount.command(foreground=False), tmp_path), mount)
+
+
+def test_r2_not_a_directory(make_mount, tmp_path):
+    target = tmp_path / "plain-file"
+    target.write_text("not a directory\n")
+    mount = make_mount(start=False, mountpoint=target)
+    _assert_refused(run_cli(mount.command(foreground=False), tmp_path), mount)
+    assert target.read_text() == "not a directory\n"
+
+
+def test_r2_already_mounted(make_mount, tmp_path):
+    first = make_mount()
+    second = make_mount(start=False, mountpoint=first.mp)
+    result = run_cli(second.command(foreground=False), tmp_path)
+    assert result.returncode != 0, result
+    assert one_line_message(result.stderr), result.stderr
+    assert first.alive() and first.ready(), "the first mount was disturbed"
+    assert "new" in os.listdir(first.mp / "queue")
+
+
+def test_r2_state_dir_locked(make_mount, tmp_path):
+    first = make_mount()
+    second = make_mount(start=False, state_dir=first.state)
+    second.mp.mkdir(parents=True)
+    _assert_refused(run_cli(second.command(foreground=False), tmp_path), second)
+    assert first.alive() and first.ready()
+
+
+def test_r2_state_dir_unwritable(make_mount, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("a regular file where a directory is needed\n")
+    mount = make_mount(start=False, state_dir=blocker / "x")
+    mount.mp.mkdir(parents=True)
+    _assert_refused(run_cli(mount.command(foreground=False), tmp_path), mount)
+
+
+def test_r2_dev_fuse_unavailable(make_mount, tmp_path):
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    # In a private mount namespace, hide /dev/fuse under an empty /dev
+    # (with the few harmless devices any process may want).
+    script = ('mount -t tmpfs tmpfs /dev && '
+              'mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/zero c 1 5 && '
+              'mknod -m 666 /dev/urandom c 1 9 && mknod -m 666 /dev/random c 1 8 && '
+              'exec "$@"')
+    result = run_cli(["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
+                      "sh", *mount.command(foreground=False)], tmp_path)
+    assert result.returncode != 0, result
+    assert one_line_message(result.stderr), result.stderr
+    assert not mounted_in_table(mount.mp)
+
+
+def test_r2_mount_again_after_kill9(make_mount):
+    mount = make_mount()
+    mount.kill9()
+    mount.remount()
+    assert "new" in os.listdir(mount.mp / "queue")
+
+
+def test_r2_dead_fuse_mount_cleared(make_mount, tmp_path):
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    # A FUSE mount whose server is gone: mount with a /dev/fuse fd, then close it.
+    subprocess.run(["sh", "-c", 'exec 3<>/dev/fuse && mount -i -t fuse.downloadfs '
+                    '-o fd=3,rootmode=40000,user_id=0,group_id=0 downloadfs "$1"',
+                    "sh", str(mount.mp)], check=True, timeout=10)
+    assert mounted_in_table(mount.mp)
+    with pytest.raises(OSError):
+        os.listdir(mount.mp)
+    mount.start()
+    assert "new" in os.listdir(mount.mp / "queue")
+
+
+def test_r3_unmount_command(mount, faultserver):
+    url = faultserver.add("/slow.bin", size=8 * MiB, throttle=MiB)
+    task = mount.add_one(url)
+    mount.wait_downloaded(task, 1)
+    result = mount.unmount_command()
+    assert result.returncode == 0, result.stderr
+    assert not mounted_in_table(mount.mp)
+    # "waits for the daemon to finish": it is gone when the command returns.
+    wait_until(lambda: mount.proc.poll() is not None, 2, "daemon to have exited")
+    assert mount.proc.returncode == 0, mount.output()
+
+
+def test_r3_fusermount_unmounts(mount):
+    assert mount.unmount() == 0, mount.output()
+    assert not mounted_in_table(mount.mp)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_r3_signal_unmounts(mount, sig):
+    os.kill(mount.pid, sig)
+    assert mount.wait_exit() == 0, mount.output()
+    assert not mounted_in_table(mount.mp)
+
+
+def test_r3_sigterm_checkpoints_and_resumes(mount, faultserver):
+    url = faultserver.add("/slow.bin", size=8 * MiB, throttle=2 * MiB)
+    task = mount.add_one(url)
+    before = int(mount.wait_downloaded(task, 2 * MiB)["downloaded"])
+    os.kill(mount.pid, signal.SIGTERM)
+    assert mount.wait_exit() == 0, mount.output()
+    mount.remount()
+    status = mount.wait_state(task, "completed", timeout=30)
+    assert sha256_file(mount.mp / "files" / "slow.bin") == sha256_of(1, 8 * MiB)
+    assert status["downloaded"] == str(8 * MiB)
+    resumed = [r for r in faultserver.gets("/slow.bin") if r.range_start]
+    assert resumed and resumed[0].range_start >= before, \
+        f"expected a resume from at least {before}: {[r.range for r in faultserver.gets('/slow.bin')]}"

@@ -1,0 +1,168 @@
+"""R30 (start, top, limit) and R31 (global ctl): steering running downloads."""
+
+import errno
+import time
+
+import pytest
+
+from support.files import KiB, MiB, sha256_file, sha256_of
+from support.mount import expect_errno, write_command
+from support.waiting import wait_until
+
+
+def _downloaded(mount, tasks):
+    return sum(int(mount.status(task)["downloaded"]) for task in tasks)
+
+
+def _rate(mount, tasks, seconds):
+    """Bytes per second the tasks gained together over `seconds`."""
+    began, before = time.monotonic(), _downloaded(mount, tasks)
+    time.sleep(seconds)  # the measurement window itself
+    return (_downloaded(mount, tasks) - before) / (time.monotonic() - began)
+
+
+def _states(mount, tasks):
+    return [mount.status(task)["state"] for task in tasks]
+
+
+def test_r30_start_preempts_earliest_started(make_mount, faultserver):
+    mount = make_mount("--max-active", "2")
+    tasks = []
+    for i in range(2):
+        tasks.append(mount.add_one(faultserver.add(f"/a{i}.bin", size=16 * MiB, seed=i,
+                                                   throttle=MiB)))
+        mount.wait_state(tasks[-1], "downloading")  # a defined start order
+    late = mount.add_one(faultserver.add("/late.bin", size=2 * MiB, seed=9, throttle=2 * MiB))
+    assert mount.status(late)["state"] == "queued"
+    mount.ctl(late, "start")
+    wait_until(lambda: _states(mount, tasks + [late]) == ["queued", "downloading", "downloading"],
+               3, "the earliest-started task to go back to the queue")
+    mount.wait_state(late, "completed", timeout=20)
+    mount.wait_state(tasks[0], "downloading", timeout=5)
+    resumed = faultserver.gets("/a0.bin")[-1]
+    assert resumed.range_start and resumed.range_start > 0, "preempted data was thrown away"
+
+
+def test_r30_top_moves_to_head(make_mount, faultserver):
+    mount = make_mount("--max-active", "1")
+    running = mount.add_one(faultserver.add("/run.bin", size=2 * MiB, throttle=2 * MiB))
+    mount.wait_state(running, "downloading")
+    waiting = [mount.add_one(faultserver.add(f"/w{i}.bin", size=512 * KiB, throttle=MiB))
+               for i in range(3)]
+    mount.ctl(waiting[2], "top")
+    order = []
+    deadline = time.monotonic() + 30
+    while len(order) < 3:
+        for task in waiting:
+            if task not in order and mount.status(task)["state"] != "queued":
+                order.append(task)
+        assert time.monotonic() < deadline, f"started so far: {order}"
+        time.sleep(0.02)
+    assert order == [waiting[2], waiting[0], waiting[1]]
+
+
+def test_r30_limit(mount, faultserver):
+    task = mount.add_one(faultserver.add("/lim.bin", size=32 * MiB, seed=3, throttle=4 * MiB))
+    mount.ctl(task, "limit 256K")
+    mount.wait_downloaded(task, 1)
+    time.sleep(1.0)  # let the limiter settle
+    limited = _rate(mount, [task], 4)
+    assert 0.5 * 256 * KiB <= limited <= 1.15 * 256 * KiB, f"{limited / KiB:.0f} KiB/s"
+    mount.ctl(task, "limit 0")
+    time.sleep(0.5)
+    unlimited = _rate(mount, [task], 2)
+    assert unlimited > 3 * 256 * KiB, f"limit 0 did not lift the limit: {unlimited / KiB:.0f} KiB/s"
+    mount.wait_state(task, "completed", timeout=30)
+    assert sha256_file(mount.mp / "files" / "lim.bin") == sha256_of(3, 32 * MiB)
+
+
+def test_r10_max_download_limit_option(mount, faultserver):
+    url = faultserver.add("/opt.bin", size=16 * MiB, throttle=4 * MiB)
+    task = mount.add_one(url, "max-download-limit=300K")
+    mount.wait_downloaded(task, 1)
+    time.sleep(1.0)
+    rate = _rate(mount, [task], 3)
+    assert 0.5 * 300 * KiB <= rate <= 1.15 * 300 * KiB, f"{rate / KiB:.0f} KiB/s"
+
+
+@pytest.mark.parametrize("command", ["frobnicate", "limit fast", "limit", "top now please",
+                                     "pause pause", ""])
+def test_r30_bad_command_einval(mount, faultserver, command):
+    task = mount.add_one(faultserver.add("/x.bin", size=1000))
+    mount.wait_state(task, "completed")
+    before = mount.status(task)
+    expect_errno(errno.EINVAL, write_command, mount.task_dir(task) / "ctl", command)
+    assert mount.status(task) == before
+
+
+def test_r31_max_active_demotion(make_mount, faultserver):
+    mount = make_mount("--max-active", "3")
+    tasks = []
+    for i in range(3):
+        tasks.append(mount.add_one(faultserver.add(f"/d{i}.bin", size=32 * MiB, throttle=MiB)))
+        mount.wait_state(tasks[-1], "downloading")
+    mount.root_ctl("max-active 1")
+    wait_until(lambda: _states(mount, tasks) == ["downloading", "queued", "queued"], 1.5,
+               "the two most recently started tasks to go back to queued")
+    time.sleep(1.0)  # nothing starts again behind our back
+    assert _states(mount, tasks) == ["downloading", "queued", "queued"]
+    mount.root_ctl("max-active 3")
+    wait_until(lambda: _states(mount, tasks) == ["downloading"] * 3, 3, "all three to run again")
+
+
+def test_r31_global_limit(mount, faultserver):
+    limit = 512 * KiB
+    mount.root_ctl("limit 512K")
+    tasks = [mount.add_one(faultserver.add(f"/g{i}.bin", size=16 * MiB, throttle=4 * MiB))
+             for i in range(3)]
+    for task in tasks:
+        mount.wait_downloaded(task, 1)
+    time.sleep(2.0)  # let the limiter settle
+    rate = _rate(mount, tasks, 10)
+    assert 0.9 * limit <= rate <= 1.1 * limit, f"{rate / KiB:.0f} KiB/s for a 512 KiB/s limit"
+
+
+def test_r1_speed_limit_option(make_mount, faultserver):
+    mount = make_mount("--speed-limit", "1.5MiB")
+    task = mount.add_one(faultserver.add("/s.bin", size=64 * MiB, throttle=8 * MiB))
+    mount.wait_downloaded(task, 1)
+    time.sleep(1.0)
+    rate = _rate(mount, [task], 6)
+    assert 0.85 * 1.5 * MiB <= rate <= 1.1 * 1.5 * MiB, f"{rate / MiB:.2f} MiB/s"
+
+
+def test_r31_pause_all_resume_all(make_mount, faultserver):
+    mount = make_mount("--max-active", "2")
+    done = mount.add_one(faultserver.add("/done.bin", size=1000))
+    mount.wait_state(done, "completed")
+    tasks = [mount.add_one(faultserver.add(f"/p{i}.bin", size=4 * MiB, seed=i, throttle=MiB))
+             for i in range(3)]
+    mount.wait_downloaded(tasks[1], 1)
+    assert _states(mount, tasks) == ["downloading", "downloading", "queued"]
+    mount.root_ctl("pause-all")
+    wait_until(lambda: _states(mount, tasks) == ["paused"] * 3, 3, "every task to pause")
+    assert mount.status(done)["state"] == "completed"
+    wait_until(lambda: all(r.finished for i in range(3) for r in faultserver.gets(f"/p{i}.bin")),
+               5, "transfers to stop")
+    for i in range(3):
+        faultserver.update(f"/p{i}.bin", throttle=None)
+    mount.root_ctl("resume-all")
+    wait_until(lambda: "paused" not in _states(mount, tasks), 3, "every task to leave paused")
+    for i, task in enumerate(tasks):
+        mount.wait_state(task, "completed", timeout=30)
+        assert sha256_file(mount.mp / "files" / f"p{i}.bin") == sha256_of(i, 4 * MiB)
+
+
+def test_r31_pause_all_pauses_retrying(mount, faultserver):
+    task = mount.add_one(faultserver.add("/busy.bin", size=1000, status=503, status_times=None,
+                                         retry_after=30))
+    mount.wait_state(task, "retrying", timeout=10)
+    mount.root_ctl("pause-all")
+    mount.wait_state(task, "paused", timeout=3)
+
+
+@pytest.mark.parametrize("command", ["frobnicate", "max-active", "max-active x", "max-active -1",
+                                     "limit fast", "pause-all now"])
+def test_r31_bad_command_einval(mount, command):
+    expect_errno(errno.EINVAL, write_command, mount.mp / "ctl", command)
+    assert mount.alive()

@@ -1,0 +1,106 @@
+"""R55: nothing a server sends can lead outside STATE/ or to local files."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from support.faultserver import FaultServer
+from support.files import sha256_file, sha256_of
+
+
+def _tree(root, skip):
+    """Every path under `root`, not descending into `skip` dirs."""
+    found = set()
+    for dirpath, dirnames, names in os.walk(root):
+        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in skip]
+        found.update(os.path.join(dirpath, n) for n in names + dirnames)
+    return found
+
+
+def test_r55_ten_redirects_followed(mount, faultserver):
+    task = mount.add_one(faultserver.add("/ten.bin", size=1000, seed=3, redirect_chain=10))
+    mount.wait_state(task, "completed")
+    assert sha256_file(mount.mp / "files" / "ten.bin") == sha256_of(3, 1000)
+
+
+def test_r55_eleventh_redirect_fails(make_mount, faultserver):
+    mount = make_mount("--max-tries", "2")
+    task = mount.add_one(faultserver.add("/eleven.bin", size=1000, redirect_chain=11))
+    status = mount.wait_state(task, "failed", timeout=20)
+    assert re.search(r"redirect", status["error"], re.IGNORECASE), status["error"]
+    assert mount.files() == []
+    assert not any(r.query == "hop=11" for r in faultserver.requests("/eleven.bin"))
+
+
+@pytest.mark.parametrize("target", ["file:///etc/passwd", "gopher://127.0.0.1:1/x",
+                                    "dict://127.0.0.1:1/x", "scp://127.0.0.1/etc/passwd"])
+def test_r55_redirect_to_other_scheme_fails(make_mount, faultserver, target):
+    mount = make_mount("--max-tries", "2")
+    task = mount.add_one(faultserver.add("/evil.bin", redirect_to=target))
+    mount.wait_state(task, "failed", timeout=20)
+    assert mount.files() == []
+    with open("/etc/passwd", "rb") as handle:
+        secret = handle.read()[:32]
+    for dirpath, _, names in os.walk(mount.state):
+        for name in names:
+            with open(os.path.join(dirpath, name), "rb") as handle:
+                assert secret not in handle.read(), f"{name} holds /etc/passwd"
+
+
+def _hostile_dispositions(tmp_path):
+    return {
+        "dotdot": 'attachment; filename="../../escape.bin"',
+        "absolute": f'attachment; filename="{tmp_path}/escape.bin"',
+        "star-dotdot": "attachment; filename*=UTF-8''..%2F..%2F..%2Fescape.bin",
+        "nul": "attachment; filename*=UTF-8''evil%00.bin%00",
+        "newline": "attachment; filename*=UTF-8''a%0Ab%0D%1Bc.bin",
+        "long": 'attachment; filename="' + "L" * 1024 + '.bin"',
+        "invalid-utf8": b'attachment; filename="\xff\xfe\xc0.bin"',
+        "only-dots": 'attachment; filename=".."',
+        "empty": 'attachment; filename=""',
+        "backslash-dotdot": 'attachment; filename="..\\\\..\\\\escape.bin"',
+    }
+
+
+@pytest.mark.parametrize("case", list(_hostile_dispositions("/x")))
+def test_r55_hostile_content_disposition(mount, faultserver, tmp_path, case):
+    header = _hostile_dispositions(tmp_path)[case]
+    before = _tree(tmp_path, {str(mount.mp), str(mount.state)})
+    task = mount.add_one(faultserver.add("/h.bin", size=1000, seed=7, content_disposition=header))
+    status = mount.wait_state(task, "completed")
+    name = status["name"]
+    assert name and "/" not in name and not name.startswith("."), repr(name)
+    assert len(name.encode("utf-8", "surrogateescape")) <= 255, len(name)
+    assert not re.search(r"[\x00-\x1f\x7f]", name), repr(name)
+    [listed] = os.listdir(mount.state / "files")
+    stored = mount.state / "files" / listed
+    assert os.path.realpath(stored).startswith(str(mount.state / "files") + "/")
+    assert sha256_file(stored) == sha256_of(7, 1000)
+    assert os.listdir(mount.mp / "files") == [listed]
+    after = _tree(tmp_path, {str(mount.mp), str(mount.state)})
+    assert after - before <= {str(p) for p in mount.runs}, f"written outside STATE: {after - before}"
+    assert not os.path.exists(tmp_path.parent / "escape.bin")
+
+
+@pytest.fixture
+def tls_server(tmp_path):
+    """An HTTPS fault server with a self-signed certificate nobody trusts."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True,
+                   timeout=60)
+    server = FaultServer(tls=(str(cert), str(key)))
+    yield server
+    server.stop()
+
+
+def test_r55_tls_certificates_verified(make_mount, tls_server):
+    mount = make_mount("--max-tries", "2")
+    task = mount.add_one(tls_server.add("/secure.bin", size=1000))
+    status = mount.wait_state(task, "failed", timeout=20)
+    assert re.search(r"certif|ssl|tls", status["error"], re.IGNORECASE), status["error"]
+    assert mount.files() == []
+    assert tls_server.gets("/secure.bin") == [], "a request went over an unverified connection"

@@ -1,0 +1,149 @@
+"""R6–R7: what the mount looks like, who may touch it, and how fresh it is."""
+
+import errno
+import os
+import stat
+import subprocess
+import time
+
+from support.files import KiB, MiB, content
+from support.mount import expect_errno
+from support.waiting import wait_until
+
+NOBODY = 65534
+REFUSED = (errno.EPERM, errno.EACCES)
+
+
+def _completed_task(mount, faultserver, path="/m.bin", size=1000):
+    task = mount.add_one(faultserver.add(path, size=size))
+    mount.wait_state(task, "completed")
+    return task
+
+
+def test_r6_modes(mount, faultserver):
+    task = _completed_task(mount, faultserver)
+    expected = {
+        "status": 0o444, "log": 0o444, "ctl": 0o200, "queue/new": 0o644,
+        f"queue/{task}/status": 0o444, f"queue/{task}/url": 0o444,
+        f"queue/{task}/log": 0o444, f"queue/{task}/wait": 0o444,
+        f"queue/{task}/ctl": 0o200, f"queue/{task}/m.bin": 0o444, "files/m.bin": 0o444,
+    }
+    for rel, mode in expected.items():
+        info = os.stat(mount.mp / rel)
+        assert stat.S_ISREG(info.st_mode), f"{rel} is not a regular file"
+        assert stat.S_IMODE(info.st_mode) == mode, f"{rel}: {oct(stat.S_IMODE(info.st_mode))}"
+    for rel in ["", "queue", "files", f"queue/{task}"]:
+        assert stat.S_ISDIR(os.stat(mount.mp / rel).st_mode), f"{rel or '/'} is not a directory"
+
+
+def test_r6_owner_is_mounting_user(mount, faultserver):
+    task = _completed_task(mount, faultserver)
+    for rel in ["", "queue", "files", "status", "ctl", "log", "queue/new", f"queue/{task}",
+                f"queue/{task}/status", f"queue/{task}/ctl", f"queue/{task}/m.bin",
+                "files/m.bin"]:
+        info = os.stat(mount.mp / rel)
+        assert (info.st_uid, info.st_gid) == (os.getuid(), os.getgid()), rel
+
+
+def _as_nobody(args, cwd):
+    # chdir happens before the uid switch, so only the mount itself can refuse.
+    return subprocess.run(args, cwd=cwd, user=NOBODY, group=NOBODY, extra_groups=[],
+                          capture_output=True, text=True, timeout=10)
+
+
+def test_r6_other_user_refused(mount):
+    for args in (["cat", "status"], ["ls", "queue"], ["stat", "."]):
+        result = _as_nobody(args, mount.mp)
+        assert result.returncode != 0, f"{args} as nobody succeeded: {result.stdout}"
+        assert "Permission denied" in result.stderr, result.stderr
+
+
+def test_r6_allow_other_lets_others_read(make_mount):
+    mount = make_mount("-o", "allow_other")
+    result = _as_nobody(["cat", "status"], mount.mp)
+    assert result.returncode == 0, result.stderr
+    # ...but not write what only the owner may write.
+    result = _as_nobody(["sh", "-c", "echo http://127.0.0.1:9/x > queue/new"], mount.mp)
+    assert result.returncode != 0 and "Permission denied" in result.stderr, result
+    assert mount.task_ids() == []
+
+
+def _snapshot(mount, task):
+    return {
+        "root": sorted(os.listdir(mount.mp)),
+        "queue": sorted(os.listdir(mount.mp / "queue")),
+        "files": sorted(os.listdir(mount.mp / "files")),
+        "task": sorted(os.listdir(mount.task_dir(task))),
+        "status": mount.read(f"queue/{task}/status"),
+        "url": mount.read(f"queue/{task}/url"),
+        "table": mount.root_status(),
+        "data": (mount.mp / "files" / "m.bin").read_bytes(),
+    }
+
+
+def test_r6_refusals(mount, faultserver):
+    task = _completed_task(mount, faultserver)
+    before = _snapshot(mount, task)
+    for rel in ["status", "log", f"queue/{task}/status", f"queue/{task}/url",
+                f"queue/{task}/log", f"queue/{task}/wait", f"queue/{task}/m.bin", "files/m.bin"]:
+        expect_errno(errno.EACCES, os.open, mount.mp / rel, os.O_WRONLY)
+        expect_errno(errno.EACCES, os.open, mount.mp / rel, os.O_RDWR | os.O_TRUNC)
+    for rel in ["", "queue", "files", f"queue/{task}"]:
+        expect_errno(REFUSED, os.mkdir, mount.mp / rel / "newdir")
+    for rel in ["", f"queue/{task}"]:
+        expect_errno(REFUSED, os.open, mount.mp / rel / "newfile",
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    assert _snapshot(mount, task) == before, "a refused operation changed the mount"
+
+
+def test_r7_status_is_fresh(mount, faultserver):
+    task = mount.add_one(faultserver.add("/slow.bin", size=16 * MiB, throttle=2 * MiB))
+    mount.wait_downloaded(task, 1)
+    first_status, first_table = mount.read(f"queue/{task}/status"), mount.root_status()
+    time.sleep(1.0)  # the requirement itself: two reads a second apart
+    second_status, second_table = mount.read(f"queue/{task}/status"), mount.root_status()
+    assert first_status != second_status
+    assert first_table != second_table
+
+
+def test_r7_growing_data_file_size(mount, faultserver):
+    size = 6 * MiB
+    task = mount.add_one(faultserver.add("/grow.bin", size=size, throttle=2 * MiB))
+    mount.wait_state(task, "downloading")
+    data = mount.task_dir(task) / "grow.bin"
+    sizes = []
+
+    def grew_three_times():
+        st_size = os.stat(data).st_size
+        if not sizes or st_size != sizes[-1]:
+            sizes.append(st_size)
+        return len(sizes) >= 4
+
+    wait_until(grew_three_times, 10, "the data file to grow")
+    assert sizes == sorted(sizes) and sizes[-1] < size, sizes
+
+
+def test_r7_task_dir_exists_at_close(mount, faultserver):
+    url = faultserver.add("/a.bin", size=1000)
+    mount.write_new(url + "\n")
+    ids = mount.task_ids()  # no waiting
+    assert len(ids) == 1
+    assert (mount.task_dir(ids[0]) / "url").read_text().strip() == url
+
+
+def test_r7_task_dir_exists_when_ids_read(mount, faultserver):
+    url = faultserver.add("/b.bin", size=1000)
+    fd = os.open(mount.new, os.O_RDWR)
+    try:
+        os.write(fd, (url + "\n").encode())
+        task = int(os.pread(fd, 100, 0).decode().split()[0])
+        assert os.path.isdir(mount.task_dir(task)), "task dir missing before close"
+    finally:
+        os.close(fd)
+
+
+def test_r7_completed_file_listed_within_a_second(mount, faultserver):
+    task = mount.add_one(faultserver.add("/c.bin", size=512 * KiB, throttle=MiB))
+    mount.wait_state(task, "completed")
+    wait_until(lambda: "c.bin" in os.listdir(mount.mp / "files"), 1.0, "c.bin in files/")
+    assert (mount.mp / "files" / "c.bin").read_bytes() == content(1, 512 * KiB)

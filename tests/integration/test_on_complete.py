@@ -1,0 +1,43 @@
+"""R33: `mount --on-complete CMD` runs CMD for every completed task."""
+
+import re
+import time
+
+from support.files import KiB
+from support.waiting import wait_until
+
+
+def test_r33_on_complete_env(make_mount, faultserver, tmp_path):
+    out = tmp_path / "hook"
+    out.mkdir()
+    mount = make_mount("--on-complete", f'env | grep "^DOWNLOADFS_" > "{out}/$DOWNLOADFS_ID.env"')
+    url = faultserver.add("/hooked.bin", size=10 * KiB)
+    task = mount.add_one(url)
+    mount.wait_state(task, "completed")
+    env_file = out / f"{task}.env"
+    wait_until(lambda: env_file.exists() and env_file.read_text().count("\n") >= 4, 5,
+               "the hook to run")
+    env = dict(line.split("=", 1) for line in env_file.read_text().splitlines())
+    assert env["DOWNLOADFS_ID"] == str(task)
+    assert env["DOWNLOADFS_NAME"] == "hooked.bin"
+    assert env["DOWNLOADFS_PATH"] == str(mount.state / "files" / "hooked.bin")
+    assert env["DOWNLOADFS_URL"] == url
+
+
+def test_r33_not_waited_on(make_mount, faultserver):
+    mount = make_mount("--max-active", "1", "--on-complete", "sleep 10")
+    tasks = [mount.add_one(faultserver.add(f"/n{i}.bin", size=1000)) for i in range(3)]
+    started = time.monotonic()
+    for task in tasks:
+        mount.wait_state(task, "completed", timeout=10)
+    assert time.monotonic() - started < 5, "the daemon waited on the hook"
+
+
+def test_r33_failure_logged(make_mount, faultserver):
+    mount = make_mount("--on-complete", "exit 3")
+    task = mount.add_one(faultserver.add("/f.bin", size=1000))
+    mount.wait_state(task, "completed")
+    wait_until(lambda: re.search(r"(exit|status|code)\D{0,20}\b3\b", mount.log(), re.IGNORECASE),
+               5, "the hook's failure in MOUNT/log")
+    assert mount.status(task)["state"] == "completed"
+    assert mount.files() == ["f.bin"]
