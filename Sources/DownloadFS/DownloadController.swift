@@ -557,10 +557,15 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         record.state = next
         do {
             try catalog.save([record], events: [EventRecord(taskID: record.taskID, at: Date(), message: event)])
-            table.update(record.taskID) { $0.record = record }
         } catch {
-            log.daemon("task \(record.taskID): \(error.message)", level: .error)
+            // The disk is too full even for the catalog (R54). Its last
+            // committed row stays consistent (that transfer resumes from its
+            // checkpoint after a remount); a failure or retry is still shown,
+            // or the task would look stuck in `downloading` for good.
+            log.daemon("task \(record.taskID): \(error.message); showing \(next.rawValue) without recording it", level: .error)
+            guard next == .failed || next == .retrying else { return }
         }
+        table.update(record.taskID) { $0.record = record }
     }
 
     private func verify(_ id: Int64, serial: UInt64, checksum: Checksum) {

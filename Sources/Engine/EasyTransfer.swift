@@ -106,9 +106,7 @@ final class EasyTransfer {
             Unmanaged<EasyTransfer>.fromOpaque(user!).takeUnretainedValue().header(line)
             return n
         })
-        if request.speedLimit > 0 {
-            set(ccurl_easy_setopt_off(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(request.speedLimit)))
-        }
+        if request.speedLimit > 0 { setSpeedLimit(request.speedLimit) }
         var lines = request.headers
         if isFTP {
             if request.stored.offset > 0 {
@@ -127,8 +125,26 @@ final class EasyTransfer {
         return lower.hasPrefix("ftp://") || lower.hasPrefix("ftps://")
     }
 
+    /// Sets the speed limit (0: none), enforced by `RateLimiter` in the write
+    /// callback. curl's own limiter is not used: it reads up to 100 buffers per
+    /// `perform` while the socket has data, overshooting low limits by far.
+    /// Limited transfers read in chunks of about 1/8 s of their limit.
     func setSpeedLimit(_ bytesPerSecond: Int64) {
-        _ = ccurl_easy_setopt_off(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(max(0, bytesPerSecond)))
+        limiter.setLimit(max(0, bytesPerSecond), now: MonotonicClock.now())
+        let buffer = bytesPerSecond > 0 ? min(512 * 1024, max(4096, Int(bytesPerSecond / 8))) : 512 * 1024
+        _ = ccurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, buffer)
+    }
+
+    /// True while the write callback has paused the transfer to keep its limit.
+    private(set) var pausedForLimit = false
+    private var limiter = RateLimiter()
+
+    /// Resumes a transfer paused by its limiter once it has credit again.
+    func resumeIfAllowed(now: Double) {
+        guard pausedForLimit, limiter.allows(now: now) else { return }
+        pausedForLimit = false
+        // May call the write callback at once with the data curl held back.
+        curl_easy_pause(handle, CURLPAUSE_CONT)
     }
 
     // MARK: - curl callbacks (engine thread)
@@ -152,7 +168,16 @@ final class EasyTransfer {
     private func receive(_ data: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         if decision == nil { decide() }
         switch decision {
-        case .some(.append), .some(.startOver): return write(data, count)
+        case .some(.append), .some(.startOver):
+            if limiter.limit > 0 {
+                let now = MonotonicClock.now()
+                guard limiter.allows(now: now) else {
+                    pausedForLimit = true
+                    return Int(bitPattern: UInt(CURL_WRITEFUNC_PAUSE))
+                }
+                limiter.consume(Int64(count), now: now)
+            }
+            return write(data, count)
         default: return 0  // an error page or nothing left to fetch: never written (R43)
         }
     }

@@ -96,8 +96,14 @@ public final class Engine: @unchecked Sendable {
                     transfer.checkpointIfDue(now: now)
                 }
             }
+            var limited = false
+            for transfer in transfers.values where transfer.pausedForLimit {
+                transfer.resumeIfAllowed(now: now)
+                limited = limited || transfer.pausedForLimit
+            }
             var numfds: Int32 = 0
-            curl_multi_poll(multi, nil, 0, 250, &numfds)
+            // Paused-for-limit transfers are woken by time, not by sockets.
+            curl_multi_poll(multi, nil, 0, limited ? 10 : 250, &numfds)
         }
         for id in Array(transfers.keys) { stopTransfer(id) }
     }

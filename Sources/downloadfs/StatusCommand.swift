@@ -29,7 +29,7 @@ struct StatusCommand: ParsableCommand {
             guard let table = try? String(contentsOfFile: root + "/status", encoding: .utf8) else {
                 throw ClientError("status: cannot read \(root)/status; is downloadfs mounted there?").exit()
             }
-            let screen = StatusScreen.render(table: table, root: root, width: tty ? StatusScreen.terminalWidth() : nil)
+            let screen = StatusScreen.render(table: table, width: tty ? StatusScreen.terminalWidth() : nil)
             if watch && tty { print("\u{1B}[H\u{1B}[2J", terminator: "") }
             print(screen, terminator: "")
             fflush(nil)

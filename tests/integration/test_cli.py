@@ -10,7 +10,8 @@ from support.cli import run_cli
 from support.files import MiB
 from support.waiting import wait_until
 
-BAR_RE = re.compile(r"[█▉▊▋▌▍▎▏░▒▓#=]{3,}|\[[#=> .\-█░]{5,}\]")
+# A progress bar: a run of bar glyphs, or a bracketed field (empty at 0 %).
+BAR_RE = re.compile(r"[█▉▊▋▌▍▎▏░▒▓#=━─■□▪▫●○>·]{5,}|\[[^\]]{5,}\]")
 
 
 def test_r4_add_prints_ids(mount, faultserver, downloadfs_bin, tmp_path):

@@ -97,14 +97,14 @@ def test_r2_dev_fuse_unavailable(make_mount, tmp_path):
     assert not mounted_in_table(mount.mp)
 
 
-def test_r2_mount_again_after_kill9(make_mount):
+def test_r2_dead_mount_cleared(make_mount):
     mount = make_mount()
     mount.kill9()
     mount.remount()
     assert "new" in os.listdir(mount.mp / "queue")
 
 
-def test_r2_dead_fuse_mount_cleared(make_mount, tmp_path):
+def test_r2_dead_mount_without_helper_cleared(make_mount, tmp_path):
     mount = make_mount(start=False)
     mount.mp.mkdir(parents=True)
     # A FUSE mount whose server is gone: mount with a /dev/fuse fd, then close it.
@@ -135,11 +135,18 @@ def test_r3_fusermount_unmounts(mount):
     assert not mounted_in_table(mount.mp)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
-def test_r3_signal_unmounts(mount, sig):
+def _signal_unmounts(mount, sig):
     os.kill(mount.pid, sig)
     assert mount.wait_exit() == 0, mount.output()
     assert not mounted_in_table(mount.mp)
+
+
+def test_r3_sigterm_unmounts(mount):
+    _signal_unmounts(mount, signal.SIGTERM)
+
+
+def test_r3_sigint_unmounts(mount):
+    _signal_unmounts(mount, signal.SIGINT)
 
 
 def test_r3_sigterm_checkpoints_and_resumes(mount, faultserver):

@@ -56,18 +56,19 @@ def wait_pid_gone(pid, timeout):
     return not pid_alive(pid)
 
 
-def fusermount_unmount(path):
-    """`fusermount3 -u`, falling back to a lazy `-uz` when busy or dead."""
-    try:
-        result = subprocess.run(["fusermount3", "-u", str(path)], capture_output=True, timeout=10)
-        if result.returncode == 0:
-            return True
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        subprocess.run(["fusermount3", "-uz", str(path)], capture_output=True, timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
+def fusermount_unmount(path, attempts=3):
+    """`fusermount3 -u` (lazy `-uz` when busy or dead) until nothing is mounted at `path`.
+
+    Repeats because a mount wrongly stacked on another leaves one below.
+    """
+    for _ in range(attempts):
+        for flags in ("-u", "-uz"):
+            try:
+                subprocess.run(["fusermount3", flags, str(path)], capture_output=True, timeout=10)
+            except subprocess.TimeoutExpired:
+                continue
+            if not mounted_in_table(path):
+                return True
     return not mounted_in_table(path)
 
 
@@ -192,6 +193,24 @@ class Mount:
         assert not self.alive(), "remount while the daemon still runs"
         return self.start(timeout)
 
+    def _owned(self, path):
+        """True for paths this Mount created (mountpoint or state dir of its own).
+
+        A test may point a second Mount at another one's mountpoint or state
+        dir (to check that mounting there is refused); its teardown must not
+        unmount, kill or delete what belongs to the first.
+        """
+        return self.base in path.parents
+
+    def _background_pid(self):
+        """The pid in our own state dir's daemon.pid, if any."""
+        if not self._owned(self.state):
+            return None
+        try:
+            return int((self.state / "daemon.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def emergency_stop(self):
         """Last resort for a hung test: SIGKILL our daemon(s) by pid, detach the mount.
 
@@ -200,25 +219,17 @@ class Mount:
         """
         if self.alive():
             self.proc.kill()
-        try:
-            pid = int((self.state / "daemon.pid").read_text().split()[0])
+        pid = self._background_pid()
+        if pid is not None:
             _kill_if_downloadfs(pid, self.binary)
-        except (OSError, ValueError, IndexError):
-            pass
-        if mounted_in_table(self.mp):
+        if (self._owned(self.mp) or self.proc is not None) and mounted_in_table(self.mp):
             subprocess.run(["fusermount3", "-uz", str(self.mp)], capture_output=True, timeout=10)
 
     def teardown(self):
         """Always-safe cleanup: unmount, end the daemon, remove the temp dirs."""
-        pids = []
-        if self.proc is not None:
-            pids.append(self.proc.pid)
-        pid_file = self.state / "daemon.pid"
-        try:
-            pids.append(int(pid_file.read_text().split()[0]))
-        except (OSError, ValueError, IndexError):
-            pass
-        if mounted_in_table(self.mp):
+        pids = {pid for pid in (self.proc.pid if self.proc else None, self._background_pid())
+                if pid is not None}
+        if (self._owned(self.mp) or self.proc is not None) and mounted_in_table(self.mp):
             fusermount_unmount(self.mp)
         if self.proc is not None:
             try:
@@ -226,12 +237,12 @@ class Mount:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
-        for pid in set(pids):
+        for pid in pids:
             if pid_alive(pid) and not wait_pid_gone(pid, EXIT_TIMEOUT):
                 _kill_if_downloadfs(pid, self.binary)
         if not mounted_in_table(self.mp):
             for path in (self.mp, self.state):
-                if self.base in path.parents:
+                if self._owned(path):
                     shutil.rmtree(path, ignore_errors=True)
 
     # -- adding ----------------------------------------------------------------
