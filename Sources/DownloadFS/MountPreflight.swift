@@ -13,7 +13,12 @@ public enum MountPreflight {
             let err = errno
             if err == ENOTCONN {
                 // A dead FUSE mount ("Transport endpoint is not connected").
-                clearDeadMount(path)
+                // The killed daemon's auto_unmount helper (fusermount3) clears
+                // it by itself within moments; clearing it first would let that
+                // helper unmount our new mount instead. Give it 5 s.
+                let deadline = Date().addingTimeInterval(5)
+                while stat(path, &st) != 0 && errno == ENOTCONN && Date() < deadline { usleep(50_000) }
+                if stat(path, &st) != 0 && errno == ENOTCONN { clearDeadMount(path) }
                 if stat(path, &st) != 0 {
                     throw DaemonError("\(path) holds a dead mount that could not be cleared: \(String(cString: strerror(errno))); try fusermount3 -uz \(path)")
                 }

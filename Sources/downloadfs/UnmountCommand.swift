@@ -35,9 +35,17 @@ struct UnmountCommand: ParsableCommand {
         }
         guard let pid, pid > 0 else { return }
         let deadline = Date().addingTimeInterval(60)
-        while kill(pid, 0) == 0 && Date() < deadline { usleep(50_000) }
-        if kill(pid, 0) == 0 {
+        while isAlive(pid) && Date() < deadline { usleep(50_000) }
+        if isAlive(pid) {
             throw ClientError("unmount: the daemon (pid \(pid)) is still saving its state; it will exit by itself").exit()
         }
+    }
+
+    /// A zombie (exited, not yet reaped by its parent) has finished its work.
+    private func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        return !stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 }

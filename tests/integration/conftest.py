@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from support.binary import candidates, find_binary
+from support.binary import find_binary, searched
 from support.faultserver import FaultServer
 from support.files import write_content
 from support.mount import Mount
@@ -17,7 +17,7 @@ def downloadfs_bin():
     """The binary under test; without one the whole session stops with a clear message."""
     path = find_binary()
     if path is None:
-        tried = "\n  ".join(str(p) for p in candidates())
+        tried = "\n  ".join(str(p) for p in searched())
         pytest.exit(f"downloadfs binary not found; tried:\n  {tried}\n"
                     "Build it (swift build -c release) or set DOWNLOADFS_BIN.", returncode=3)
     return path

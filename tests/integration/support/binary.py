@@ -16,16 +16,19 @@ def candidates():
     return paths
 
 
+def searched():
+    """The candidates actually tried: only $DOWNLOADFS_BIN when it is set."""
+    paths = candidates()
+    return paths[:1] if os.environ.get("DOWNLOADFS_BIN") else paths
+
+
 def find_binary():
     """The binary to test, or None when there is none.
 
     An explicit $DOWNLOADFS_BIN is never silently replaced by a build in the
     tree: if it names nothing runnable, the answer is None.
     """
-    paths = candidates()
-    if os.environ.get("DOWNLOADFS_BIN"):
-        paths = paths[:1]
-    for path in paths:
+    for path in searched():
         if path.is_file() and os.access(path, os.X_OK):
             return path
     return None
