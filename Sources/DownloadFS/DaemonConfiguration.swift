@@ -8,7 +8,6 @@ public struct DaemonConfiguration: Sendable {
     public var speedLimit: Int64 = 0
     public var fuseOptions: [String] = []
     public var onComplete: String?
-    public var foreground = false
     /// Send stdout/stderr to STATE/daemon.log (the detached daemon).
     public var logToFile = false
 

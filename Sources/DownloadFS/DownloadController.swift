@@ -143,10 +143,6 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         guard !entries.isEmpty else { return [] }
         lock.lock()
         defer { lock.unlock() }
-        var known: [String: Int64] = [:]
-        for entry in table.all() where entry.record.state != .failed {
-            known[entry.record.normalizedURL] = entry.id
-        }
         var fresh: [TaskRecord] = []
         var freshKeys: [String] = []
         var reserved = Set<String>()
@@ -154,7 +150,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         let now = Date()
         for entry in entries {
             let key = URLNormalizer.normalize(entry.url)
-            if let id = known[key] {
+            if let id = table.task(forURL: key) {
                 answer.append(id)
                 continue
             }
@@ -318,14 +314,33 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         }
     }
 
-    /// Commits a change to one task, then shows it.
+    /// The one way a change reaches the task table: committed to the catalog
+    /// first, with its log lines, then shown (R15).
+    private func persist(_ record: TaskRecord, events: [String] = []) throws(CatalogError) {
+        let stamped = events.map { EventRecord(taskID: record.taskID, at: Date(), message: $0) }
+        try catalog.save([record], events: stamped)
+        table.update(record.taskID) { $0.record = record }
+    }
+
+    /// `persist` for engine reports, which have nobody to throw to: a failure
+    /// is logged and the change is not shown. Returns whether it was saved.
+    @discardableResult
+    private func persistReport(_ record: TaskRecord, events: [String] = []) -> Bool {
+        do {
+            try persist(record, events: events)
+            return true
+        } catch {
+            log.daemon("task \(record.taskID): \(error.message)", level: .error)
+            return false
+        }
+    }
+
+    /// Commits a change to one task asked for by the user, then shows it.
     private func commit(_ id: Int64, event: String? = nil, _ change: (inout TaskRecord) -> Void) throws(ControlCommandError) {
         guard var record = table.entry(id)?.record else { throw ControlCommandError("task \(id) does not exist") }
         change(&record)
-        let events = event.map { [EventRecord(taskID: id, at: Date(), message: $0)] } ?? []
-        do { try catalog.save([record], events: events) }
+        do { try persist(record, events: event.map { [$0] } ?? []) }
         catch { throw ControlCommandError(error.message) }
-        table.update(id) { $0.record = record }
     }
 
     private func transition(_ id: Int64, to next: TaskState, event: String,
@@ -381,24 +396,12 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
                 ? "resuming from byte \(record.downloaded)"
                 : "resuming from byte \(record.downloaded) by size: the server gave no ETag or Last-Modified")
         }
+        // Its limit follows from `applyLimits`, which every caller runs next;
+        // the engine handles the commands in order, before any byte arrives.
         appliedLimits[id] = nil
         engine.start(TransferRequest(id: id, url: record.url, headers: record.options.headers, stored: stored,
-                                     partialPath: state.partial(id), speedLimit: effectiveLimit(record, active: activeCount())),
+                                     partialPath: state.partial(id)),
                      serial: serial, live: entry.live)
-    }
-
-    private func activeCount() -> Int {
-        max(1, table.all().filter { $0.record.state == .downloading }.count)
-    }
-
-    private func effectiveLimit(_ record: TaskRecord, active: Int) -> Int64 {
-        let share = globalLimit > 0 ? max(1, globalLimit / Int64(active)) : 0
-        switch (record.speedLimit > 0, share > 0) {
-        case (true, true): return min(record.speedLimit, share)
-        case (true, false): return record.speedLimit
-        case (false, true): return share
-        default: return 0
-        }
     }
 
     /// Splits the global limit among running transfers (R31) and applies
@@ -406,7 +409,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
     private func applyLimits() {
         let running = table.all().filter { $0.record.state == .downloading }
         for entry in running {
-            let limit = effectiveLimit(entry.record, active: max(1, running.count))
+            let limit = SpeedLimit.effective(task: entry.record.speedLimit, global: globalLimit, running: running.count)
             if appliedLimits[entry.id] != limit {
                 appliedLimits[entry.id] = limit
                 engine.setSpeedLimit(entry.id, bytesPerSecond: limit)
@@ -414,17 +417,20 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         }
     }
 
+    /// Re-queues retrying tasks whose back-off is over (R53).
     private func tick() {
         lock.lock()
         defer { lock.unlock() }
         guard !shuttingDown else { return }
         let now = Date()
+        var requeued = false
         for entry in table.all() where entry.record.state == .retrying {
             if let at = entry.record.retryAt, at <= now {
                 try? transition(entry.id, to: .queued, event: "back-off over")
+                requeued = true
             }
         }
-        schedule()
+        if requeued { schedule() }
     }
 
     // MARK: - engine reports
@@ -472,13 +478,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
                 record.name = name
             }
         }
-        let stamped = events.map { EventRecord(taskID: id, at: Date(), message: $0) }
-        do {
-            try catalog.save([record], events: stamped)
-            table.update(id) { $0.record = record }
-        } catch {
-            log.daemon("task \(id): \(error.message)", level: .error)
-        }
+        persistReport(record, events: events)
     }
 
     func transferCheckpointed(_ id: Int64, serial: UInt64, bytes: Int64) {
@@ -486,12 +486,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         defer { lock.unlock() }
         guard var record = current(id, serial)?.record, record.state == .downloading else { return }
         record.downloaded = bytes
-        do {
-            try catalog.save([record])
-            table.update(id) { $0.record.downloaded = bytes }
-        } catch {
-            log.daemon("task \(id): \(error.message)", level: .error)
-        }
+        persistReport(record)
     }
 
     func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome) {
@@ -501,20 +496,14 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         switch outcome {
         case .stopped(let bytes):
             record.downloaded = bytes
-            try? catalog.save([record])
-            table.update(id) { $0.record.downloaded = bytes }
+            persistReport(record)
         case .restart(let reason):
             guard record.state == .downloading else { return }
             record.downloaded = 0
             record.total = nil
             record.etag = nil
             record.lastModified = nil
-            do {
-                try catalog.save([record], events: [EventRecord(taskID: id, at: Date(), message: "starting over from zero: \(reason)")])
-                table.update(id) { $0.record = record }
-            } catch {
-                log.daemon("task \(id): \(error.message)", level: .error)
-            }
+            persistReport(record, events: ["starting over from zero: \(reason)"])
             unlink(state.partial(id))
             try? transition(id, to: .queued, event: "queued again to start from zero")
             startTransfer(id)
@@ -555,17 +544,13 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
     private func saveAndShow(_ record: TaskRecord, state next: TaskState, event: String) {
         var record = record
         record.state = next
-        do {
-            try catalog.save([record], events: [EventRecord(taskID: record.taskID, at: Date(), message: event)])
-        } catch {
-            // The disk is too full even for the catalog (R54). Its last
-            // committed row stays consistent (that transfer resumes from its
-            // checkpoint after a remount); a failure or retry is still shown,
-            // or the task would look stuck in `downloading` for good.
-            log.daemon("task \(record.taskID): \(error.message); showing \(next.rawValue) without recording it", level: .error)
-            guard next == .failed || next == .retrying else { return }
+        // When the disk is too full even for the catalog (R54), its last
+        // committed row stays consistent (the transfer resumes from its
+        // checkpoint after a remount), but a failure or retry is still shown:
+        // otherwise the task would look stuck in `downloading` for good.
+        if !persistReport(record, events: [event]) && (next == .failed || next == .retrying) {
+            table.update(record.taskID) { $0.record = record }
         }
-        table.update(record.taskID) { $0.record = record }
     }
 
     private func verify(_ id: Int64, serial: UInt64, checksum: Checksum) {

@@ -7,7 +7,6 @@ final class InputSession: @unchecked Sendable {
     let lock = NSLock()
     var parser = InputParser()
     var ids: [Int64] = []
-    var closed = false
     /// The name of a drop-in file while it is open, for lookups.
     let dropInName: String?
 

@@ -1,5 +1,3 @@
-import Glibc
-
 /// What an open file handle refers to.
 enum OpenFile {
     /// Content rendered at open (status, url, logs): every open is fresh (R7)

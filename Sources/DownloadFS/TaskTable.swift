@@ -13,6 +13,22 @@ final class TaskTable: Sendable {
         var tasks: [Int64: TaskEntry] = [:]
         /// Reserved names → task id (R17: unique among tasks).
         var names: [String: Int64] = [:]
+        /// Normalised URLs of tasks that are not failed → task id (R13).
+        var urls: [String: Int64] = [:]
+
+        /// Replaces `old` by `new` in the task map and both indexes.
+        mutating func replace(_ old: TaskEntry?, with new: TaskEntry?) {
+            if let old {
+                if names[old.record.name] == old.id { names[old.record.name] = nil }
+                if urls[old.record.normalizedURL] == old.id { urls[old.record.normalizedURL] = nil }
+                tasks[old.id] = nil
+            }
+            if let new {
+                tasks[new.id] = new
+                names[new.record.name] = new.id
+                if new.record.state != .failed { urls[new.record.normalizedURL] = new.id }
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -34,38 +50,29 @@ final class TaskTable: Sendable {
         state.withLock { s in s.names[name].flatMap { s.tasks[$0] } }
     }
 
+    /// The task, in any state but failed, that has this normalised URL (R13).
+    func task(forURL normalizedURL: String) -> Int64? {
+        state.withLock { $0.urls[normalizedURL] }
+    }
+
     func isNameTaken(_ name: String) -> Bool {
         state.withLock { $0.names[name] != nil }
     }
 
     func put(_ entry: TaskEntry) {
-        state.withLock { s in
-            if let old = s.tasks[entry.id], s.names[old.record.name] == entry.id {
-                s.names[old.record.name] = nil
-            }
-            s.tasks[entry.id] = entry
-            s.names[entry.record.name] = entry.id
-        }
+        state.withLock { $0.replace($0.tasks[entry.id], with: entry) }
     }
 
     func update(_ id: Int64, _ change: (inout TaskEntry) -> Void) {
         state.withLock { s in
-            guard var entry = s.tasks[id] else { return }
-            let oldName = entry.record.name
-            change(&entry)
-            if entry.record.name != oldName {
-                if s.names[oldName] == id { s.names[oldName] = nil }
-                s.names[entry.record.name] = id
-            }
-            s.tasks[id] = entry
+            guard let old = s.tasks[id] else { return }
+            var new = old
+            change(&new)
+            s.replace(old, with: new)
         }
     }
 
     func remove(_ id: Int64) {
-        state.withLock { s in
-            if let old = s.tasks.removeValue(forKey: id), s.names[old.record.name] == id {
-                s.names[old.record.name] = nil
-            }
-        }
+        state.withLock { $0.replace($0.tasks[id], with: nil) }
     }
 }

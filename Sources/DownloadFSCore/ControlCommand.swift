@@ -21,10 +21,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "start" where words.count == 1: return .success(.start)
         case "top" where words.count == 1: return .success(.top)
         case "limit" where words.count == 2:
-            guard let rate = ByteRate.parse(words[1]) else {
-                return .failure(ControlCommandError("bad rate \"\(words[1])\" (use e.g. 500K, 2M, 1.5MiB, or 0 for none)"))
-            }
-            return .success(.limit(rate))
+            return rate(words[1]).map { .limit($0) }
         default:
             return .failure(ControlCommandError("unknown command \"\(printable(text))\" (use pause, resume, start, top or limit RATE)"))
         }
@@ -42,13 +39,17 @@ public enum ControlCommand: Sendable, Equatable {
             }
             return .success(.maxActive(n))
         case "limit" where words.count == 2:
-            guard let rate = ByteRate.parse(words[1]) else {
-                return .failure(ControlCommandError("bad rate \"\(words[1])\" (use e.g. 500K, 2M, 1.5MiB, or 0 for none)"))
-            }
-            return .success(.globalLimit(rate))
+            return rate(words[1]).map { .globalLimit($0) }
         default:
             return .failure(ControlCommandError("unknown command \"\(printable(text))\" (use max-active N, limit RATE, pause-all or resume-all)"))
         }
+    }
+
+    private static func rate(_ word: String) -> Result<Int64, ControlCommandError> {
+        guard let rate = ByteRate.parse(word) else {
+            return .failure(ControlCommandError("bad rate \"\(word)\" (use e.g. 500K, 2M, 1.5MiB, or 0 for none)"))
+        }
+        return .success(rate)
     }
 
     private static func split(_ text: String) -> [String] {

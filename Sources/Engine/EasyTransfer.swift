@@ -106,7 +106,6 @@ final class EasyTransfer {
             Unmanaged<EasyTransfer>.fromOpaque(user!).takeUnretainedValue().header(line)
             return n
         })
-        if request.speedLimit > 0 { setSpeedLimit(request.speedLimit) }
         var lines = request.headers
         if isFTP {
             if request.stored.offset > 0 {

@@ -10,15 +10,14 @@ public struct TransferRequest: Sendable {
     /// (R51) and the request asks for the rest (R52).
     public var stored: StoredProgress
     public var partialPath: String
-    /// Bytes per second; 0 for none.
-    public var speedLimit: Int64
 
-    public init(id: Int64, url: String, headers: [String], stored: StoredProgress, partialPath: String, speedLimit: Int64) {
+    /// Speed limits are set separately (`Engine.setSpeedLimit`), since they
+    /// change while a transfer runs.
+    public init(id: Int64, url: String, headers: [String], stored: StoredProgress, partialPath: String) {
         self.id = id
         self.url = url
         self.headers = headers
         self.stored = stored
         self.partialPath = partialPath
-        self.speedLimit = speedLimit
     }
 }

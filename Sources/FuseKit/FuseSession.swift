@@ -47,11 +47,6 @@ public final class FuseSession: @unchecked Sendable {
         cfuse_session_loop_mt(session, 10)
     }
 
-    /// Ends the loop from a libfuse signal handler's point of view.
-    public func exit() {
-        fuse_session_exit(session)
-    }
-
     public func teardown() {
         guard let session else { return }
         if mounted {

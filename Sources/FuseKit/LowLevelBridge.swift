@@ -18,13 +18,18 @@ final class LowLevelBridge: @unchecked Sendable {
         Unmanaged<LowLevelBridge>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
     }
 
-    static func replyEntry(_ req: fuse_req_t?, _ attributes: FileAttributes) {
+    static func entryParam(_ attributes: FileAttributes) -> fuse_entry_param {
         var entry = fuse_entry_param()
         entry.ino = fuse_ino_t(attributes.inode)
         entry.generation = 1
         entry.attr = attributes.stat
         entry.attr_timeout = attributes.timeout
         entry.entry_timeout = attributes.timeout
+        return entry
+    }
+
+    static func replyEntry(_ req: fuse_req_t?, _ attributes: FileAttributes) {
+        var entry = entryParam(attributes)
         fuse_reply_entry(req, &entry)
     }
 
@@ -120,12 +125,7 @@ final class LowLevelBridge: @unchecked Sendable {
             do throws(Errno) {
                 let (attributes, opened) = try LowLevelBridge.from(req).operations.create(parent: parent, name: name, flags: cfuse_fi_flags(fi!))
                 LowLevelBridge.apply(opened, to: fi)
-                var entry = fuse_entry_param()
-                entry.ino = fuse_ino_t(attributes.inode)
-                entry.generation = 1
-                entry.attr = attributes.stat
-                entry.attr_timeout = attributes.timeout
-                entry.entry_timeout = attributes.timeout
+                var entry = LowLevelBridge.entryParam(attributes)
                 fuse_reply_create(req, &entry, fi)
             } catch { fuse_reply_err(req, error.code) }
         }

@@ -62,7 +62,6 @@ struct MountCommand: ParsableCommand {
         configuration.speedLimit = speedLimit.flatMap(ByteRate.parse) ?? 0
         configuration.onComplete = onComplete
         configuration.fuseOptions = fuseOptions
-        configuration.foreground = foreground
 
         if !foreground {
             // Re-run ourselves detached and wait until it says the mount is ready.

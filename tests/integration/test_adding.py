@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from support.files import KiB, content, sha256_file, sha256_of
-from support.mount import expect_errno, write_all
+from support.mount import expect_errno, opened, write_all
 from support.waiting import wait_until
 
 
@@ -139,14 +139,11 @@ def test_r11_url_just_under_8k_accepted(mount, faultserver):
 
 def test_r11_split_writes(mount, faultserver):
     url = faultserver.add("/split.bin", size=10 * KiB, seed=8)
-    fd = os.open(mount.new, os.O_WRONLY)
-    try:
+    with opened(mount.new, os.O_WRONLY) as fd:
         cut = len(url) - 5
         for piece in (url[:cut], url[cut:] + "\n", "  out=joi", "ned.bin\n",
                       "  header=X-Split: ", "yes\n"):
             write_all(fd, piece.encode())
-    finally:
-        os.close(fd)
     [(task, task_url)] = _urls_by_id(mount).items()
     assert task_url == url
     mount.wait_state(task, "completed")
@@ -157,24 +154,18 @@ def test_r11_split_writes(mount, faultserver):
 def test_r11_url_taken_at_next_url_line(mount, faultserver):
     first = faultserver.add("/first.bin", size=1000)
     second = faultserver.add("/second.bin", size=1000)
-    fd = os.open(mount.new, os.O_WRONLY)
-    try:
+    with opened(mount.new, os.O_WRONLY) as fd:
         write_all(fd, f"{first}\n  out=one.bin\n".encode())
         write_all(fd, f"{second}\n".encode())
         # The second URL ended the first one's options: it is a task now.
         assert first in _urls_by_id(mount).values()
-    finally:
-        os.close(fd)
     assert set(_urls_by_id(mount).values()) == {first, second}
 
 
 def test_r11_final_line_without_newline_taken_at_close(mount, faultserver):
     url = faultserver.add("/final.bin", size=1000)
-    fd = os.open(mount.new, os.O_WRONLY)
-    try:
+    with opened(mount.new, os.O_WRONLY) as fd:
         write_all(fd, url.encode())
-    finally:
-        os.close(fd)
     assert list(_urls_by_id(mount).values()) == [url]
 
 
@@ -187,13 +178,10 @@ def test_r11_bad_final_line_error_at_close(mount):
 
 def test_r11_refused_write_does_not_poison_the_handle(mount, faultserver):
     url = faultserver.add("/after.bin", size=1000)
-    fd = os.open(mount.new, os.O_RDWR)
-    try:
+    with opened(mount.new, os.O_RDWR) as fd:
         expect_errno(errno.EINVAL, os.write, fd, b"javascript:alert(1)\n")
         write_all(fd, f"{url}\n".encode())
         assert len(os.pread(fd, 100, 0).split()) == 1
-    finally:
-        os.close(fd)
     assert list(_urls_by_id(mount).values()) == [url]
 
 
@@ -202,22 +190,16 @@ def test_r11_refused_write_does_not_poison_the_handle(mount, faultserver):
 def test_r12_ids_read_back(mount, faultserver):
     a = faultserver.add("/a.bin", size=1000)
     b = faultserver.add("/b.bin", size=1000)
-    fd = os.open(mount.new, os.O_RDWR)
-    try:
+    with opened(mount.new, os.O_RDWR) as fd:
         write_all(fd, f"{a}\n{b}\n".encode())
         answer = os.pread(fd, 4096, 0).decode()
-    finally:
-        os.close(fd)
     ids = [int(x) for x in answer.split()]
     assert answer == "".join(f"{i}\n" for i in ids)
     assert len(ids) == 2 and ids[0] != ids[1]
     assert _urls_by_id(mount) == {ids[0]: a, ids[1]: b}
     # A handle that added nothing reads nothing.
-    fd = os.open(mount.new, os.O_RDWR)
-    try:
+    with opened(mount.new, os.O_RDWR) as fd:
         assert os.pread(fd, 4096, 0) == b""
-    finally:
-        os.close(fd)
 
 
 def test_r13_same_url_once(mount, faultserver):

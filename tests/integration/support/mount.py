@@ -6,6 +6,7 @@ daemon runs as a foreground child whose stdout and stderr go to a log file
 in the test's temp dir; `describe()` gathers those logs for failure reports.
 """
 
+import contextlib
 import errno
 import os
 import re
@@ -388,6 +389,16 @@ class Mount:
             except (OSError, TimeoutError) as exc:
                 text += f"\n(could not read the mount: {exc})"
         return text
+
+
+@contextlib.contextmanager
+def opened(path, flags):
+    """An fd on `path`, closed when the block ends (its close errors propagate)."""
+    fd = os.open(path, flags)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def write_all(fd, data):
