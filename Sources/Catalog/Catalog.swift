@@ -20,11 +20,31 @@ public final class Catalog: Sendable {
         config.busyMode = .timeout(10)
         do {
             pool = try DatabasePool(path: path, configuration: config)
-            try CatalogMigrations.migrator.migrate(pool)
         } catch {
-            throw CatalogError("open the catalog at \(path)", error)
+            throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
+        }
+        let migrator = CatalogMigrations.migrator
+        do {
+            // A catalog from a newer downloadfs has columns or meanings this
+            // version does not know; writing to it could lose data.
+            if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+                throw CatalogError("""
+                    the catalog at \(path) was written by a newer version of downloadfs; \
+                    mount it with that version, or use another --state-dir
+                    """)
+            }
+            try migrator.migrate(pool)
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
         }
     }
+
+    private static let damagedHint = """
+        if the file is damaged, move it aside and mount again: the task list starts empty, \
+        and finished files stay in the state dir's files/
+        """
 
     public func loadTasks() throws(CatalogError) -> [TaskRecord] {
         do { return try pool.read { try TaskRecord.order(Column("id")).fetchAll($0) } }
@@ -59,10 +79,8 @@ public final class Catalog: Sendable {
 
     public func delete(_ id: Int64) throws(CatalogError) {
         do {
-            _ = try pool.write { db in
-                try EventRecord.filter(Column("taskID") == id).deleteAll(db)
-                try TaskRecord.deleteOne(db, key: id)
-            }
+            // The task's log lines go with it (ON DELETE CASCADE, v2).
+            _ = try pool.write { db in try TaskRecord.deleteOne(db, key: id) }
         } catch { throw CatalogError("delete task \(id)", error) }
     }
 

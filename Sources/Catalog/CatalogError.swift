@@ -4,8 +4,8 @@
 public struct CatalogError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public init(_ message: String) { self.message = message }
-    public init(_ action: String, _ error: any Error) {
-        self.message = "catalog: could not \(action): \(error)"
+    public init(_ action: String, _ error: any Error, hint: String? = nil) {
+        self.message = "catalog: could not \(action): \(error)" + (hint.map { "; " + $0 } ?? "")
     }
     public var description: String { message }
 }

@@ -36,6 +36,25 @@ enum CatalogMigrations {
                 t.column("message", .text).notNull()
             }
         }
+        // A task's log lines belong to it: deleting the task deletes them in
+        // the same statement, and a line written for a task that is already
+        // gone (a late log line racing a cancel) is refused instead of left
+        // behind where nothing can read it. SQLite cannot add a foreign key to
+        // a table in place, so the table is rebuilt; lines already orphaned
+        // by v1 are dropped.
+        migrator.registerMigration("v2-events-belong-to-tasks") { db in
+            try db.execute(sql: "DELETE FROM event WHERE taskID IS NOT NULL AND taskID NOT IN (SELECT id FROM task)")
+            try db.create(table: "event_v2") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("taskID", .integer).references("task", onDelete: .cascade)
+                t.column("at", .datetime).notNull()
+                t.column("message", .text).notNull()
+            }
+            try db.execute(sql: "INSERT INTO event_v2 (id, taskID, at, message) SELECT id, taskID, at, message FROM event")
+            try db.drop(table: "event")
+            try db.rename(table: "event_v2", to: "event")
+            try db.create(index: "event_on_taskID", on: "event", columns: ["taskID"])
+        }
         return migrator
     }
 }
