@@ -42,8 +42,9 @@ def make_mount(downloadfs_bin, tmp_path, request):
         return mount
 
     yield make
-    for mount in reversed(mounts):
-        mount.teardown()
+    problems = [problem for mount in reversed(mounts) if (problem := mount.teardown())]
+    if problems:
+        pytest.fail("the catalog is not sound after the test:\n" + "\n".join(problems))
 
 
 @pytest.fixture

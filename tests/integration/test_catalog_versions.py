@@ -118,6 +118,7 @@ def test_catalog_from_a_newer_version_is_refused(mount, faultserver, tmp_path):
 
 def test_damaged_catalog_is_refused(make_mount, tmp_path):
     mount = make_mount(start=False)
+    mount.check_catalog = False  # damaged on purpose
     mount.mp.mkdir(parents=True)
     mount.state.mkdir(parents=True)
     _catalog(mount).write_bytes(b"this is not an SQLite database\n" * 200)

@@ -106,6 +106,10 @@ class Mount:
         self.options = [str(o) for o in options]
         self.proc = None
         self.runs = []  # log files, one per daemon run
+        # Teardown checks the catalog is sound after whatever the test did
+        # (issue 3: integrity after every fault); off only for a test that
+        # damages the catalog on purpose.
+        self.check_catalog = True
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -227,7 +231,10 @@ class Mount:
             subprocess.run(["fusermount3", "-uz", str(self.mp)], capture_output=True, timeout=10)
 
     def teardown(self):
-        """Always-safe cleanup: unmount, end the daemon, remove the temp dirs."""
+        """Always-safe cleanup: unmount, end the daemon, remove the temp dirs.
+
+        Returns what is wrong with the catalog the daemon left, or None.
+        """
         pids = {pid for pid in (self.proc.pid if self.proc else None, self._background_pid())
                 if pid is not None}
         if (self._owned(self.mp) or self.proc is not None) and mounted_in_table(self.mp):
@@ -241,10 +248,22 @@ class Mount:
         for pid in pids:
             if pid_alive(pid) and not wait_pid_gone(pid, EXIT_TIMEOUT):
                 _kill_if_downloadfs(pid, self.binary)
+        problem = self._catalog_problem()
         if not mounted_in_table(self.mp):
             for path in (self.mp, self.state):
                 if self._owned(path):
                     shutil.rmtree(path, ignore_errors=True)
+        return problem
+
+    def _catalog_problem(self):
+        catalog = self.state / "catalog.sqlite"
+        if not self.check_catalog or not catalog.is_file():
+            return None
+        try:
+            result = self.integrity_check()
+        except sqlite3.Error as error:
+            return f"{catalog}: {error}"
+        return None if result == ["ok"] else f"{catalog}: integrity_check says {result}"
 
     # -- adding ----------------------------------------------------------------
 
