@@ -14,6 +14,9 @@ def _downloaded(mount, tasks):
     return sum(int(mount.status(task)["downloaded"]) for task in tasks)
 
 
+WINDOW = 10  # R31 (issue 4): limits hold within 10 % over a 10 s window
+
+
 def _rate(mount, tasks, seconds):
     """Bytes per second the tasks gained together over `seconds`."""
     began, before = time.monotonic(), _downloaded(mount, tasks)
@@ -66,13 +69,15 @@ def test_r30_limit(mount, faultserver):
     mount.ctl(task, "limit 256K")
     mount.wait_downloaded(task, 1)
     time.sleep(1.0)  # let the limiter settle
-    limited = _rate(mount, [task], 4)
-    assert 0.5 * 256 * KiB <= limited <= 1.15 * 256 * KiB, f"{limited / KiB:.0f} KiB/s"
+    limited = _rate(mount, [task], WINDOW)
+    assert 0.9 * 256 * KiB <= limited <= 1.1 * 256 * KiB, f"{limited / KiB:.0f} KiB/s"
+    # The rest would take over 100 s at 256 KiB/s; lifted, it takes seconds.
+    left = 32 * MiB - int(mount.status(task)["downloaded"])
+    began = time.monotonic()
     mount.ctl(task, "limit 0")
-    time.sleep(0.5)
-    unlimited = _rate(mount, [task], 2)
-    assert unlimited > 3 * 256 * KiB, f"limit 0 did not lift the limit: {unlimited / KiB:.0f} KiB/s"
     mount.wait_state(task, "completed", timeout=30)
+    unlimited = left / (time.monotonic() - began)
+    assert unlimited > 3 * 256 * KiB, f"limit 0 did not lift the limit: {unlimited / KiB:.0f} KiB/s"
     assert sha256_file(mount.mp / "files" / "lim.bin") == sha256_of(3, 32 * MiB)
 
 
@@ -81,8 +86,8 @@ def test_r10_max_download_limit_option(mount, faultserver):
     task = mount.add_one(url, "max-download-limit=300K")
     mount.wait_downloaded(task, 1)
     time.sleep(1.0)
-    rate = _rate(mount, [task], 3)
-    assert 0.5 * 300 * KiB <= rate <= 1.15 * 300 * KiB, f"{rate / KiB:.0f} KiB/s"
+    rate = _rate(mount, [task], WINDOW)
+    assert 0.9 * 300 * KiB <= rate <= 1.1 * 300 * KiB, f"{rate / KiB:.0f} KiB/s"
 
 
 @pytest.mark.parametrize("command", ["frobnicate", "limit fast", "limit", "top now please",
@@ -118,7 +123,7 @@ def test_r31_global_limit(mount, faultserver):
     for task in tasks:
         mount.wait_downloaded(task, 1)
     time.sleep(2.0)  # let the limiter settle
-    rate = _rate(mount, tasks, 10)
+    rate = _rate(mount, tasks, WINDOW)
     assert 0.9 * limit <= rate <= 1.1 * limit, f"{rate / KiB:.0f} KiB/s for a 512 KiB/s limit"
 
 
@@ -127,8 +132,8 @@ def test_r1_speed_limit_option(make_mount, faultserver):
     task = mount.add_one(faultserver.add("/s.bin", size=64 * MiB, throttle=8 * MiB))
     mount.wait_downloaded(task, 1)
     time.sleep(1.0)
-    rate = _rate(mount, [task], 6)
-    assert 0.85 * 1.5 * MiB <= rate <= 1.1 * 1.5 * MiB, f"{rate / MiB:.2f} MiB/s"
+    rate = _rate(mount, [task], WINDOW)
+    assert 0.9 * 1.5 * MiB <= rate <= 1.1 * 1.5 * MiB, f"{rate / MiB:.2f} MiB/s"
 
 
 def test_r31_pause_all_resume_all(make_mount, faultserver):
