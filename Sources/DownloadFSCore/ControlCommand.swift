@@ -23,7 +23,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "limit" where words.count == 2:
             return rate(words[1]).map { .limit($0) }
         default:
-            return .failure(ControlCommandError("unknown command \"\(printable(text))\" (use pause, resume, start, top or limit RATE)"))
+            return .failure(refusal(text, words, forms: ["pause", "resume", "start", "top", "limit RATE"]))
         }
     }
 
@@ -41,8 +41,18 @@ public enum ControlCommand: Sendable, Equatable {
         case "limit" where words.count == 2:
             return rate(words[1]).map { .globalLimit($0) }
         default:
-            return .failure(ControlCommandError("unknown command \"\(printable(text))\" (use max-active N, limit RATE, pause-all or resume-all)"))
+            return .failure(refusal(text, words, forms: ["max-active N", "limit RATE", "pause-all", "resume-all"]))
         }
+    }
+
+    /// A known command with the wrong arguments is told its one form;
+    /// anything else is told every command the file takes.
+    private static func refusal(_ text: String, _ words: [String], forms: [String]) -> ControlCommandError {
+        if let form = forms.first(where: { $0.split(separator: " ").first.map(String.init) == words.first }) {
+            return ControlCommandError("\"\(printable(text))\" is not how \(words[0]) is written (use \(form))")
+        }
+        let list = forms.dropLast().joined(separator: ", ") + " or " + forms[forms.count - 1]
+        return ControlCommandError("unknown command \"\(printable(text))\" (use \(list))")
     }
 
     private static func rate(_ word: String) -> Result<Int64, ControlCommandError> {

@@ -27,6 +27,15 @@ final class ControlCommandTests: XCTestCase {
         XCTAssertEqual(error.message, "unknown command \"stop\" (use pause, resume, start, top or limit RATE)")
     }
 
+    func test_R30_knownCommandWithWrongArgumentsIsToldItsForm() {
+        guard case .failure(let limit) = ControlCommand.parseTask("limit\n"),
+              case .failure(let pause) = ControlCommand.parseTask("pause now"),
+              case .failure(let maxActive) = ControlCommand.parseGlobal("max-active") else { return XCTFail() }
+        XCTAssertEqual(limit.message, "\"limit\" is not how limit is written (use limit RATE)")
+        XCTAssertEqual(pause.message, "\"pause now\" is not how pause is written (use pause)")
+        XCTAssertEqual(maxActive.message, "\"max-active\" is not how max-active is written (use max-active N)")
+    }
+
     func test_R31_eachGlobalCommand() {
         XCTAssertEqual(global("max-active 5\n"), .maxActive(5))
         XCTAssertEqual(global("limit 1.5MiB"), .globalLimit(1_572_864))

@@ -98,6 +98,7 @@ def test_r30_bad_command_einval(mount, faultserver, command):
     before = mount.status(task)
     expect_errno(errno.EINVAL, write_command, mount.task_dir(task) / "ctl", command)
     assert mount.status(task) == before
+    _assert_logged_refusal(mount, f"queue/{task}/ctl: refused")
 
 
 def test_r31_max_active_demotion(make_mount, faultserver):
@@ -171,3 +172,11 @@ def test_r31_pause_all_pauses_retrying(mount, faultserver):
 def test_r31_bad_command_einval(mount, command):
     expect_errno(errno.EINVAL, write_command, mount.mp / "ctl", command)
     assert mount.alive()
+    _assert_logged_refusal(mount, "ctl: refused")
+
+
+def _assert_logged_refusal(mount, prefix):
+    """R30: an unknown command is EINVAL *with a log line* saying why."""
+    lines = [line for line in mount.log().splitlines() if prefix in line]
+    assert len(lines) == 1, f"want one {prefix!r} line in the log:\n{mount.log()}"
+    assert len(lines[0].split(prefix, 1)[1].strip(": ")) > 5, lines[0]
