@@ -8,37 +8,40 @@ struct AddCommand: ParsableCommand {
         commandName: "add",
         abstract: "Queue URLs and print the id of each task, one per line.",
         discussion: """
-            URLs already queued answer their existing task's id. Use - to read an
-            aria2-style input file (URLs, and indented key=value options) from stdin.
+            URLs already queued answer their existing task's id. An aria2 input file
+            (URLs, each followed by indented key=value options such as out=NAME)
+            is read with -i FILE, or from stdin with - or -i -. If a line is refused,
+            add fails and says which line and why.
 
             Example:
               downloadfs add https://example.com/a.iso https://example.com/b.iso
-              downloadfs add --mount ~/dl - < list.txt
+              downloadfs add --mount ~/dl -i list.txt
+              downloadfs add - < list.txt
             """
     )
 
     @Option(help: "The downloadfs mount to use (default: the only one mounted).")
     var mount: String?
 
+    @Option(name: [.customShort("i"), .long], help: ArgumentHelp(
+        "Read URLs and options from an aria2 input file (- for stdin).", valueName: "file"))
+    var inputFile: [String] = []
+
     @Argument(help: "URLs to download, or - to read an input file from stdin.")
-    var urls: [String]
+    var urls: [String] = []
 
     func validate() throws {
-        guard !urls.isEmpty else { throw ValidationError("give at least one URL (or - for stdin)") }
+        guard !urls.isEmpty || !inputFile.isEmpty else {
+            throw ValidationError("give at least one URL, or an input file with -i FILE (- for stdin)")
+        }
     }
 
     func run() throws {
         let root: String
         do { root = try MountLocator.resolve(mount, command: "add") } catch let error as ClientError { throw error.exit() }
         var text = ""
-        for url in urls {
-            if url == "-" {
-                text += String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                if !text.hasSuffix("\n") { text += "\n" }
-            } else {
-                text += url + "\n"
-            }
-        }
+        for path in inputFile { text += try inputText(path) }
+        for url in urls { text += url == "-" ? try inputText("-") : url + "\n" }
         let path = root + "/queue/new"
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
@@ -67,6 +70,22 @@ struct AddCommand: ParsableCommand {
             offset += n
         }
         FileHandle.standardOutput.write(Data(ids))
+    }
+
+    /// An input file's text (stdin for -), ending in a newline.
+    private func inputText(_ path: String) throws -> String {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                let reason = String(cString: strerror(errno))
+                throw ClientError("add: cannot read the input file \(path): \(reason)").exit()
+            }
+            data = contents
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        return text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
     }
 
     private func lastLogLine(_ root: String) -> String {

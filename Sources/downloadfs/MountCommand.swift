@@ -23,22 +23,22 @@ struct MountCommand: ParsableCommand {
     @Argument(help: "An empty directory to mount on.")
     var mountpoint: String
 
-    @Option(help: "Where the catalog and the data live (default: ${XDG_DATA_HOME:-$HOME/.local/share}/downloadfs).")
+    @Option(help: ArgumentHelp("Where the catalog and the data live (default: ${XDG_DATA_HOME:-$HOME/.local/share}/downloadfs).", valueName: "dir"))
     var stateDir: String?
 
-    @Option(help: "How many tasks download at once.")
+    @Option(help: ArgumentHelp("How many tasks download at once.", valueName: "n"))
     var maxActive: Int = 3
 
-    @Option(help: "Attempts in a row without data before a task fails.")
+    @Option(help: ArgumentHelp("Attempts in a row without data before a task fails.", valueName: "n"))
     var maxTries: Int = 20
 
-    @Option(help: "Global speed limit, like 500K, 2M or 1.5MiB (default: none).")
+    @Option(help: ArgumentHelp("Global speed limit, like 500K, 2M or 1.5MiB (default: none).", valueName: "rate"))
     var speedLimit: String?
 
-    @Option(help: "Run CMD with /bin/sh -c when a task completes (DOWNLOADFS_ID, _NAME, _PATH, _URL are set).")
+    @Option(help: ArgumentHelp("Run CMD with /bin/sh -c when a task completes (DOWNLOADFS_ID, _NAME, _PATH, _URL are set).", valueName: "cmd"))
     var onComplete: String?
 
-    @Option(name: .customShort("o"), help: "A FUSE mount option, e.g. -o allow_other (repeatable).")
+    @Option(name: .customShort("o"), help: ArgumentHelp("A FUSE mount option, e.g. -o allow_other (repeatable).", valueName: "opt"))
     var fuseOptions: [String] = []
 
     @Flag(help: "Stay in the foreground and log to stderr.")

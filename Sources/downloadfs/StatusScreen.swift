@@ -30,9 +30,15 @@ enum StatusScreen {
                 let percent = fields.count > 2 && fields[2].hasSuffix("%") ? Double(fields[2].dropLast()) : nil
                 rendered = bar(percent) + " " + line
             }
-            out.append(width.map { String(rendered.prefix($0)) } ?? rendered)
+            out.append(width.map { fit(rendered, $0) } ?? rendered)
         }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The line cut to `width` columns, ending in "…" when something was cut
+    /// (the name is last, so that is what loses its tail).
+    static func fit(_ line: String, _ width: Int) -> String {
+        line.count <= width ? line : String(line.prefix(max(0, width - 1))) + "…"
     }
 
     /// "[#####.......]"; "[???????????]" when the total is unknown.
