@@ -33,14 +33,31 @@ def _gio_env():
 
 def test_r40_gio_list_and_info(mount, faultserver):
     files = _two_files(mount, faultserver)
-    listing = _run(["gio", "list", "-a", "standard::size,time::modified", mount.mp / "files"],
+    listing = _run(["gio", "list", "-l", "-a", "standard::size,time::modified", mount.mp / "files"],
                    env=_gio_env())
-    for name, (_, size, _) in files.items():
+    assert sorted(line.split("\t")[0] for line in listing.splitlines()) == sorted(files), listing
+    for name, (_, size, mtime) in files.items():
         [line] = [line for line in listing.splitlines() if line.startswith(name + "\t")]
-        assert f"\t{size}\t" in line, line
+        assert f"\t{size}\t(regular)" in line, line
+        assert f"time::modified={mtime}" in line, line
     info = _run(["gio", "info", mount.mp / "files" / "newer.bin"], env=_gio_env())
+    assert "type: regular" in info, info
     assert f"standard::size: {2 * MiB}" in info, info
     assert f"time::modified: {NEWER_EPOCH}" in info, info
+    assert "standard::content-type: application/octet-stream" in info, info
+    # The tree a file manager opens first: every entry with its type.
+    root = _run(["gio", "list", "-l", mount.mp], env=_gio_env())
+    kinds = {line.split("\t")[0]: line.split("\t")[-1] for line in root.splitlines()}
+    assert kinds == {"queue": "(directory)", "files": "(directory)", "status": "(regular)",
+                     "ctl": "(regular)", "log": "(regular)"}, root
+
+
+def test_r40_gio_content_type_from_the_name(mount, faultserver):
+    task = mount.add_one(faultserver.add("/report.pdf", size=4 * KiB, content_type="application/pdf"))
+    mount.wait_state(task, "completed")
+    info = _run(["gio", "info", "-a", "standard::content-type", mount.mp / "files" / "report.pdf"],
+                env=_gio_env())
+    assert "standard::content-type: application/pdf" in info, info
 
 
 def _assert_copied(dest, files):
