@@ -34,6 +34,18 @@ def test_r55_eleventh_redirect_fails(make_mount, faultserver):
     assert not any(r.query == "hop=11" for r in faultserver.requests("/eleven.bin"))
 
 
+def test_r55_redirect_loop_fails(make_mount, faultserver):
+    mount = make_mount("--max-tries", "2")
+    faultserver.add("/ping", redirect_to=faultserver.url("/pong"))
+    faultserver.add("/pong", redirect_to=faultserver.url("/ping"))
+    task = mount.add_one(faultserver.url("/ping"))
+    status = mount.wait_state(task, "failed", timeout=20)
+    assert re.search(r"redirect", status["error"], re.IGNORECASE), status["error"]
+    hops = len(faultserver.requests("/ping")) + len(faultserver.requests("/pong"))
+    assert hops <= 2 * 11, f"{hops} requests: the loop was not cut at 10 redirects per try"
+    assert mount.files() == []
+
+
 @pytest.mark.parametrize("target", ["file:///etc/passwd", "gopher://127.0.0.1:1/x",
                                     "dict://127.0.0.1:1/x", "scp://127.0.0.1/etc/passwd"])
 def test_r55_redirect_to_other_scheme_fails(make_mount, faultserver, target):
