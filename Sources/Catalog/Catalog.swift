@@ -89,8 +89,31 @@ public final class Catalog: Sendable {
         catch { throw CatalogError("write the log", error) }
     }
 
+    /// Lines of one log that are kept and shown: older ones are dropped on mount.
+    public static let taskLogLines = 2000
+    public static let daemonLogLines = 10_000
+
+    /// Drops the oldest lines beyond `daemonLogLines` of the daemon log and
+    /// `taskLogLines` of each task's, so years of use do not grow the catalog
+    /// without bound.
+    public func trimLogs() throws(CatalogError) {
+        do {
+            try pool.write { db in
+                try db.execute(sql: """
+                    DELETE FROM event WHERE taskID IS NULL AND id <=
+                      (SELECT id FROM event WHERE taskID IS NULL ORDER BY id DESC LIMIT 1 OFFSET ?)
+                    """, arguments: [Self.daemonLogLines])
+                try db.execute(sql: """
+                    DELETE FROM event WHERE id IN (SELECT id FROM
+                      (SELECT id, ROW_NUMBER() OVER (PARTITION BY taskID ORDER BY id DESC) AS age
+                       FROM event WHERE taskID IS NOT NULL) WHERE age > ?)
+                    """, arguments: [Self.taskLogLines])
+            }
+        } catch { throw CatalogError("trim the logs", error) }
+    }
+
     /// The log of one task (or of the daemon, for nil), oldest first, at most `limit` lines.
-    public func events(taskID: Int64?, limit: Int = 2000) throws(CatalogError) -> [EventRecord] {
+    public func events(taskID: Int64?, limit: Int = Catalog.taskLogLines) throws(CatalogError) -> [EventRecord] {
         do {
             return try pool.read { db in
                 let filter = taskID.map { Column("taskID") == $0 } ?? (Column("taskID") == nil)

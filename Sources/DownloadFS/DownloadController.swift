@@ -64,6 +64,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         if !changed.isEmpty {
             do { try catalog.save(changed) } catch { throw DaemonError(error.message) }
         }
+        do { try catalog.trimLogs() } catch { log.daemon(error.message, level: .warning) }
         // Partial data with no unfinished task behind it is garbage (issue 3).
         let partials = (try? FileManager.default.contentsOfDirectory(atPath: state.partialDir)) ?? []
         for name in partials {
