@@ -91,7 +91,7 @@ public final class Catalog: Sendable {
 
     /// Lines of one log that are kept and shown: older ones are dropped on mount.
     public static let taskLogLines = 2000
-    public static let daemonLogLines = 10_000
+    public static let daemonLogLines = 5_000
 
     /// Drops the oldest lines beyond `daemonLogLines` of the daemon log and
     /// `taskLogLines` of each task's, so years of use do not grow the catalog

@@ -12,7 +12,7 @@ final class EventLog: Sendable {
     private let catalog: Catalog
     private let recent: Mutex<[String]>
     private let logger: Logger
-    private static let keep = 1000
+    private static let keep = Catalog.daemonLogLines
 
     init(catalog: Catalog, logger: Logger) {
         self.catalog = catalog

@@ -129,21 +129,23 @@ def test_damaged_catalog_is_refused(make_mount, tmp_path):
 
 def test_logs_are_trimmed_on_mount(mount, faultserver):
     """Old log lines do not pile up for ever: a mount keeps the newest
-    10,000 daemon lines and 2,000 per task (the most a task's `log` shows)."""
+    5,000 daemon lines and 2,000 per task (what `log` and a task's `log` show)."""
     task = mount.add_one(faultserver.add("/logged.bin", size=1000))
     mount.wait_state(task, "completed")
     assert mount.unmount() == 0
     stamp = "2026-01-01 00:00:00.000"
     with sqlite3.connect(_catalog(mount), timeout=10) as db:
         db.executemany("INSERT INTO event (taskID, at, message) VALUES (NULL, ?, ?)",
-                       [(stamp, f"old daemon line {i}") for i in range(10_500)])
+                       [(stamp, f"old daemon line {i}") for i in range(5_500)])
         db.executemany("INSERT INTO event (taskID, at, message) VALUES (?, ?, ?)",
                        [(task, stamp, f"old task line {i}") for i in range(2_500)])
     mount.remount()
     daemon = _sql(mount, query="SELECT message FROM event WHERE taskID IS NULL ORDER BY id")
-    # The newest 10,000 at mount time were all inserted above; then the mount's own line.
-    assert [m for (m,) in daemon[:-1]] == [f"old daemon line {i}" for i in range(500, 10_500)]
+    # The newest 5,000 at mount time were all inserted above; then the mount's own line.
+    assert [m for (m,) in daemon[:-1]] == [f"old daemon line {i}" for i in range(500, 5_500)]
     assert daemon[-1][0].startswith("mounted at"), daemon[-1]
+    shown = mount.log().splitlines()
+    assert len(shown) == 5_000 and shown[0].endswith("old daemon line 501"), shown[0]
     lines = mount.task_log(task).splitlines()
     assert len(lines) == 2_000 and lines[-1].endswith("old task line 2499"), lines[-1]
     assert _sql(mount, query="SELECT count(*) FROM event WHERE taskID = ?", args=(task,)) == [(2_000,)]
