@@ -3,26 +3,61 @@ import Glibc
 
 /// Flushes data files to disk off the engine thread (R51).
 ///
-/// The engine hands over a duplicate descriptor and the byte count written
-/// so far; this queue runs `fdatasync` and only then reports the count, so a
-/// committed count never runs ahead of the disk. One serial queue keeps the
-/// reports of each transfer in order (checkpoints before the finish), and a
-/// slow disk delays checkpoints rather than the network.
+/// The engine hands over a duplicate descriptor; a lane runs `fdatasync` and
+/// only then reports, so a committed count never runs ahead of the disk. Each
+/// transfer attempt has its own serial lane, which keeps its reports in order
+/// (checkpoints before the finish) while different transfers sync in
+/// parallel: with many small files, one file's `fdatasync` does not wait for
+/// another's report to be committed. A slow disk delays checkpoints rather
+/// than the network.
 final class Checkpointer: Sendable {
-    private let queue = DispatchQueue(label: "downloadfs.checkpointer")
+    private let pool = DispatchQueue(label: "downloadfs.checkpointer", attributes: .concurrent)
+    private let pending = DispatchGroup()
+    /// Wakes the engine thread (a transfer held for the disk may go on).
+    let wake: @Sendable () -> Void
 
-    /// Syncs `fd` (then closes it) and runs `then` with the sync's errno (0: ok).
-    func sync(_ fd: Int32, then: @escaping @Sendable (Int32) -> Void) {
-        queue.async {
-            let rc = fdatasync(fd)
-            let err = rc == 0 ? 0 : errno
-            close(fd)
-            then(err)
-        }
+    init(wake: @escaping @Sendable () -> Void) { self.wake = wake }
+
+    /// A new serial lane for one transfer attempt.
+    func lane() -> Lane { Lane(queue: DispatchQueue(label: "downloadfs.checkpoint", target: pool), pending: pending) }
+
+    /// Waits until every queued sync has run and reported (used at shutdown).
+    func drain() {
+        pending.wait()
     }
 
-    /// Waits until every queued sync has run (used at shutdown).
-    func drain() {
-        queue.sync {}
+    struct Lane: Sendable {
+        fileprivate let queue: DispatchQueue
+        fileprivate let pending: DispatchGroup
+
+        /// Syncs `fd` (then closes it) and runs `then` with the sync's errno (0: ok).
+        func sync(_ fd: Int32, then: @escaping @Sendable (Int32) -> Void) {
+            pending.enter()
+            queue.async { [pending] in
+                let rc = fdatasync(fd)
+                let err = rc == 0 ? 0 : errno
+                close(fd)
+                then(err)
+                pending.leave()
+            }
+        }
+
+        /// A checkpoint: reads `count` (bytes written so far) just before the
+        /// sync, which makes every byte below it durable, and reports it once
+        /// synced. Counting at the start of the sync rather than when it was
+        /// asked for keeps the committed count close behind the written one
+        /// when the disk is busy.
+        /// `then` gets the count, or nil when the sync failed.
+        func checkpoint(_ fd: Int32, count: @escaping @Sendable () -> Int64,
+                        then: @escaping @Sendable (Int64?) -> Void) {
+            pending.enter()
+            queue.async { [pending] in
+                let bytes = count()
+                let rc = fdatasync(fd)
+                close(fd)
+                then(rc == 0 ? bytes : nil)
+                pending.leave()
+            }
+        }
     }
 }

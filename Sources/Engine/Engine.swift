@@ -20,7 +20,7 @@ public final class Engine: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let commands = Mutex<[Command]>([])
-    private let checkpointer = Checkpointer()
+    private let checkpointer: Checkpointer
     private let delegate: EngineDelegate
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
@@ -32,7 +32,10 @@ public final class Engine: @unchecked Sendable {
 
     public init(delegate: EngineDelegate) {
         self.delegate = delegate
-        multi = curl_multi_init()
+        let multi = curl_multi_init()!
+        self.multi = multi
+        let handle = MultiHandle(pointer: multi)
+        checkpointer = Checkpointer(wake: { curl_multi_wakeup(handle.pointer) })
         // Reuse connections across tasks to the same host (many small files).
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
     }
@@ -91,19 +94,21 @@ public final class Engine: @unchecked Sendable {
             let now = MonotonicClock.now()
             if now - lastSample >= 0.25 {
                 lastSample = now
-                for transfer in transfers.values {
-                    transfer.live.sample(at: now)
-                    transfer.checkpointIfDue(now: now)
+                for (id, transfer) in transfers where !transfer.tick(now: now) {
+                    // The staged bytes could not be written: end the attempt.
+                    transfers.removeValue(forKey: id)
+                    curl_multi_remove_handle(multi, transfer.handle)
+                    transfer.finish(transfer.outcome(for: CURLE_WRITE_ERROR))
                 }
             }
-            var limited = false
-            for transfer in transfers.values where transfer.pausedForLimit {
+            var held = false
+            for transfer in transfers.values where transfer.held {
                 transfer.resumeIfAllowed(now: now)
-                limited = limited || transfer.pausedForLimit
+                held = held || transfer.held
             }
             var numfds: Int32 = 0
-            // Paused-for-limit transfers are woken by time, not by sockets.
-            curl_multi_poll(multi, nil, 0, limited ? 10 : 250, &numfds)
+            // Held transfers (speed limit, disk behind) are woken by time, not by sockets.
+            curl_multi_poll(multi, nil, 0, held ? 10 : 250, &numfds)
         }
         for id in Array(transfers.keys) { stopTransfer(id) }
     }
@@ -140,6 +145,7 @@ public final class Engine: @unchecked Sendable {
             return
         }
         curl_multi_remove_handle(multi, transfer.handle)
+        transfer.flush()
         transfer.finish(.stopped(bytes: transfer.writeOffset), then: then)
     }
 
@@ -154,8 +160,15 @@ public final class Engine: @unchecked Sendable {
             let code = ccurl_msg_result(message)
             curl_multi_remove_handle(multi, easy)
             transfers.removeValue(forKey: transfer.request.id)
+            transfer.flush()
             transfer.live.sample(at: MonotonicClock.now())
             transfer.finish(transfer.outcome(for: code))
         }
     }
+}
+
+/// The multi handle, for `curl_multi_wakeup` (the one call that is safe from
+/// any thread).
+private struct MultiHandle: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
 }
