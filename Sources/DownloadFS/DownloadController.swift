@@ -227,7 +227,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
             case .downloading, .verifying: return
             case .completed: throw ControlCommandError("task \(id) is already completed")
             default:
-                let plan = Scheduler.startNow(id, in: schedulable(), maxActive: maxActive)
+                let plan = Scheduler.startNow(id, in: schedulable(table.all()), maxActive: maxActive)
                 for other in plan.demote { demote(other, why: "made room for task \(id) (start)") }
                 if current != .queued {
                     try transition(id, to: .queued, event: "start requested") { $0.error = nil; $0.failuresWithoutData = 0 }
@@ -235,7 +235,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
                 startTransfer(id)
             }
         case .top:
-            let position = Scheduler.topPosition(in: schedulable())
+            let position = Scheduler.topPosition(in: schedulable(table.all()))
             try commit(id, event: "moved to the head of the waiting line") { $0.position = position }
         case .limit(let rate):
             try commit(id, event: rate > 0 ? "speed limit \(Units.speed(Double(rate)))" : "speed limit removed") {
@@ -309,8 +309,8 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
 
     // MARK: - transitions (lock held)
 
-    private func schedulable() -> [SchedulableTask] {
-        table.all().map {
+    private func schedulable(_ entries: [TaskEntry]) -> [SchedulableTask] {
+        entries.map {
             SchedulableTask(id: $0.id, state: $0.record.state, position: $0.record.position, startedAt: $0.startedAt)
         }
     }
@@ -359,7 +359,8 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
     /// Fills free slots and trims excess ones (R16, R31).
     private func schedule() {
         guard !shuttingDown, engine != nil else { return }
-        let plan = Scheduler.plan(schedulable(), maxActive: maxActive)
+        // Only queued and running tasks matter to the plan (R16).
+        let plan = Scheduler.plan(schedulable(table.inFlight()), maxActive: maxActive)
         for id in plan.demote { demote(id, why: "sent back to the waiting line (max-active)") }
         for id in plan.start { startTransfer(id) }
         applyLimits()
@@ -408,7 +409,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
     /// Splits the global limit among running transfers (R31) and applies
     /// per-task limits (R30), sending only what changed.
     private func applyLimits() {
-        let running = table.all().filter { $0.record.state == .downloading }
+        let running = table.inFlight().filter { $0.record.state == .downloading }
         for entry in running {
             let limit = SpeedLimit.effective(task: entry.record.speedLimit, global: globalLimit, running: running.count)
             if appliedLimits[entry.id] != limit {
@@ -425,7 +426,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         guard !shuttingDown else { return }
         let now = Date()
         var requeued = false
-        for entry in table.all() where entry.record.state == .retrying {
+        for entry in table.inFlight() where entry.record.state == .retrying {
             if let at = entry.record.retryAt, at <= now {
                 try? transition(entry.id, to: .queued, event: "back-off over")
                 requeued = true

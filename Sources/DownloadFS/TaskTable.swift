@@ -15,6 +15,10 @@ final class TaskTable: Sendable {
         var names: [String: Int64] = [:]
         /// Normalised URLs of tasks that are not failed → task id (R13).
         var urls: [String: Int64] = [:]
+        /// Tasks the scheduler, the limits and the retry timer look at:
+        /// queued, running or retrying. With thousands of finished tasks a
+        /// scheduling pass then costs what is in flight, not the catalog.
+        var inFlight: Set<Int64> = []
 
         /// Replaces `old` by `new` in the task map and both indexes.
         mutating func replace(_ old: TaskEntry?, with new: TaskEntry?) {
@@ -22,11 +26,13 @@ final class TaskTable: Sendable {
                 if names[old.record.name] == old.id { names[old.record.name] = nil }
                 if urls[old.record.normalizedURL] == old.id { urls[old.record.normalizedURL] = nil }
                 tasks[old.id] = nil
+                inFlight.remove(old.id)
             }
             if let new {
                 tasks[new.id] = new
                 names[new.record.name] = new.id
                 if new.record.state != .failed { urls[new.record.normalizedURL] = new.id }
+                if new.record.state.isInFlight { inFlight.insert(new.id) }
             }
         }
     }
@@ -40,6 +46,11 @@ final class TaskTable: Sendable {
     /// Every task, oldest id first.
     func all() -> [TaskEntry] {
         state.withLock { $0.tasks.values.sorted { $0.id < $1.id } }
+    }
+
+    /// Queued, running and retrying tasks, in no particular order.
+    func inFlight() -> [TaskEntry] {
+        state.withLock { s in s.inFlight.compactMap { s.tasks[$0] } }
     }
 
     func ids() -> [Int64] {

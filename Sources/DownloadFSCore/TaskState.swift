@@ -27,6 +27,12 @@ public enum TaskState: String, Sendable, CaseIterable, Codable {
         self == .downloading || self == .verifying
     }
 
+    /// Waiting for a slot, holding one, or waiting out a back-off: what
+    /// scheduling and speed limits are about (not paused, completed or failed).
+    public var isInFlight: Bool {
+        isRunning || self == .queued || self == .retrying
+    }
+
     /// Whether moving from this state to `next` is allowed by the table above.
     public func canTransition(to next: TaskState) -> Bool {
         TaskState.legalTargets[self]?.contains(next) ?? false

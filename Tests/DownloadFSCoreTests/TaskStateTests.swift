@@ -47,6 +47,10 @@ final class TaskStateTests: XCTestCase {
         XCTAssertEqual(TaskState.allCases.filter(\.isRunning), [.downloading, .verifying])
     }
 
+    func test_R16_inFlightIsEverythingTheSchedulerWatches() {
+        XCTAssertEqual(TaskState.allCases.filter(\.isInFlight), [.queued, .downloading, .retrying, .verifying])
+    }
+
     func test_R30_resumeOfFailedIsLegal() throws {
         XCTAssertEqual(try TaskState.failed.transition(to: .queued), .queued)
         XCTAssertEqual(try TaskState.failed.transition(to: .downloading), .downloading)
