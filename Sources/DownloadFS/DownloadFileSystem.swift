@@ -65,7 +65,7 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
         case .rootCtl:
             return attributes(node, .regular, 0o200)
         case .rootLog:
-            return attributes(node, .regular, 0o444, size: Int64(controller.log.daemonText().utf8.count))
+            return attributes(node, .regular, 0o444, size: Int64(controller.log.daemonSize()))
         case .queueNew:
             return attributes(node, .regular, 0o644)
         case .dropIn:

@@ -60,7 +60,8 @@ final class EasyTransfer {
     /// capacity, and at every engine tick (0.25 s) so a slow transfer still
     /// shows its bytes. 128 KiB: on the benchmark VM writes of 1 MiB and more
     /// were 2-4x slower (large folios come from memory the host has taken
-    /// back), 64-256 KiB the fastest. Mapped lazily, unmapped with the transfer.
+    /// back), 64-256 KiB the fastest. Allocated at the first body byte (an
+    /// attempt that fails before has nothing to free).
     static let stagingCapacity = 128 << 10
     private var staging: UnsafeMutableRawPointer?
     private var staged = 0
@@ -107,7 +108,7 @@ final class EasyTransfer {
     }
 
     deinit {
-        if let staging { munmap(staging, EasyTransfer.stagingCapacity) }
+        staging?.deallocate()
         curl_easy_cleanup(handle)
         if let headerList { curl_slist_free_all(headerList) }
     }
@@ -253,30 +254,18 @@ final class EasyTransfer {
     private func stage(_ data: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         guard writeErrno == nil else { return 0 }
         let capacity = EasyTransfer.stagingCapacity
-        if staging == nil {
-            let memory = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            guard let memory, memory != MAP_FAILED else {
-                // No memory for the buffer: write straight through.
-                return writeThrough(data, count)
-            }
-            staging = memory
-        }
+        let buffer = staging ?? UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 4096)
+        staging = buffer
         var done = 0
         while done < count {
             let end = writeOffset + Int64(staged)
             let room = capacity - Int(end % Int64(capacity))
             let n = min(room, count - done)
-            (staging! + staged).copyMemory(from: data + done, byteCount: n)
+            (buffer + staged).copyMemory(from: data + done, byteCount: n)
             staged += n
             done += n
             if n == room && !flush() { return 0 }
         }
-        return count
-    }
-
-    private func writeThrough(_ data: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        guard flush(), pwriteAll(UnsafeRawPointer(data), count) else { return 0 }
-        advance(by: count)
         return count
     }
 
@@ -457,56 +446,62 @@ final class EasyTransfer {
 }
 
 /// The checkpoints of one attempt, shared between the engine thread (which
-/// asks for them) and its checkpointer lane (which reports them).
-final class SyncProgress: Sendable {
-    private let running = Atomic<Int>(0)
-    private let reported: Atomic<Int64>
-    private let waiting = Atomic<Bool>(false)
-    /// The engine thread is blocked in `waitForEnd`.
-    private let blocked = Atomic<Bool>(false)
-    private let ending = DispatchSemaphore(value: 0)
+/// asks for them and may wait for one to end) and its checkpointer lane
+/// (which reports them). One condition guards it; it is touched once per
+/// received piece, never contended for long.
+final class SyncProgress: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var running = 0
+    private var reported: Int64
+    /// The engine paused a transfer until a checkpoint ends: wake it then.
+    private var holding = false
     private let wake: @Sendable () -> Void
 
     init(committed: Int64, wake: @escaping @Sendable () -> Void) {
-        reported = Atomic(committed)
+        reported = committed
         self.wake = wake
     }
 
-    /// A checkpoint is under way.
-    var inFlight: Bool { running.load(ordering: .acquiring) != 0 }
-    /// The count of the last checkpoint reported (the trusted count at start).
-    var committed: Int64 { reported.load(ordering: .acquiring) }
+    private func locked<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
 
-    func started() { running.add(1, ordering: .relaxed) }
+    /// A checkpoint is under way.
+    var inFlight: Bool { locked { running != 0 } }
+    /// The count of the last checkpoint reported (the trusted count at start).
+    var committed: Int64 { locked { reported } }
+
+    func started() { locked { running += 1 } }
 
     /// A checkpoint ended: `committed` is the count it reported, nil if the
     /// sync failed.
     func ended(committed count: Int64?) {
-        if let count { reported.store(count, ordering: .relaxed) }
-        running.subtract(1, ordering: .sequentiallyConsistent)
-        if blocked.exchange(false, ordering: .sequentiallyConsistent) { ending.signal() }
-        if waiting.exchange(false, ordering: .acquiringAndReleasing) { wake() }
+        let wakeEngine = locked { () -> Bool in
+            if let count { reported = count }
+            running -= 1
+            condition.broadcast()
+            defer { holding = false }
+            return holding
+        }
+        if wakeEngine { wake() }
     }
 
     /// The engine holds the transfer until a checkpoint ends; `ended` wakes it.
-    func hold() { waiting.store(true, ordering: .releasing) }
+    func hold() { locked { holding = true } }
 
-    /// Blocks until a checkpoint ends (true) or `timeout` seconds pass (false).
+    /// Blocks until no checkpoint is under way (true) or `timeout` seconds pass (false).
     func waitForEnd(timeout: Double) -> Bool {
-        blocked.store(true, ordering: .sequentiallyConsistent)
-        if running.load(ordering: .sequentiallyConsistent) == 0 {
-            // Ended meanwhile: take back the flag, or the signal it sent.
-            if !blocked.exchange(false, ordering: .sequentiallyConsistent) { ending.wait() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return locked {
+            while running != 0 {
+                if !condition.wait(until: deadline) { return running == 0 }
+            }
             return true
         }
-        if ending.wait(timeout: .now() + timeout) == .success { return true }
-        if !blocked.exchange(false, ordering: .sequentiallyConsistent) {
-            ending.wait()  // signalled just as the wait timed out
-            return true
-        }
-        return false
     }
 
     /// The attempt starts over from byte 0 (before any checkpoint of it).
-    func reset() { reported.store(0, ordering: .releasing) }
+    func reset() { locked { reported = 0 } }
 }
