@@ -36,22 +36,16 @@ def test_r1_background_daemon_unmounts_by_command(make_mount, tmp_path):
     assert wait_pid_gone(pid, 2), "unmount returned before the daemon finished"
 
 
-def _assert_refused(result, mount):
-    assert result.returncode != 0, result
-    assert one_line_message(result.stderr), f"want a one-line message, got {result.stderr!r}"
-    assert not mounted_in_table(mount.mp)
-
-
 def test_r2_missing_mountpoint_fails_nothing_mounted(make_mount, tmp_path):
     mount = make_mount(start=False, mountpoint=tmp_path / "does-not-exist")
-    _assert_refused(run_cli(mount.command(foreground=False), tmp_path), mount)
+    mount.assert_mount_refused(tmp_path)
 
 
 def test_r2_not_a_directory(make_mount, tmp_path):
     target = tmp_path / "plain-file"
     target.write_text("not a directory\n")
     mount = make_mount(start=False, mountpoint=target)
-    _assert_refused(run_cli(mount.command(foreground=False), tmp_path), mount)
+    mount.assert_mount_refused(tmp_path)
     assert target.read_text() == "not a directory\n"
 
 
@@ -69,7 +63,7 @@ def test_r2_state_dir_locked(make_mount, tmp_path):
     first = make_mount()
     second = make_mount(start=False, state_dir=first.state)
     second.mp.mkdir(parents=True)
-    _assert_refused(run_cli(second.command(foreground=False), tmp_path), second)
+    second.assert_mount_refused(tmp_path)
     assert first.alive() and first.ready()
 
 
@@ -78,7 +72,7 @@ def test_r2_state_dir_unwritable(make_mount, tmp_path):
     blocker.write_text("a regular file where a directory is needed\n")
     mount = make_mount(start=False, state_dir=blocker / "x")
     mount.mp.mkdir(parents=True)
-    _assert_refused(run_cli(mount.command(foreground=False), tmp_path), mount)
+    mount.assert_mount_refused(tmp_path)
 
 
 def test_r2_dev_fuse_unavailable(make_mount, tmp_path):

@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from .cli import one_line_message, run_cli
 from .status import read_status
 from .waiting import wait_until
 
@@ -136,6 +137,15 @@ class Mount:
             raise AssertionError(f"daemon exited with {self.proc.returncode} before the mount "
                                  f"was ready:\n{self.output()}")
         return self
+
+    def assert_mount_refused(self, workdir):
+        """`downloadfs mount` (background) must fail with one line and leave
+        nothing mounted (R2); returns its Result for further checks."""
+        result = run_cli(self.command(foreground=False), workdir)
+        assert result.returncode != 0, result
+        assert one_line_message(result.stderr), f"want a one-line message, got {result.stderr!r}"
+        assert not mounted_in_table(self.mp)
+        return result
 
     def ready(self):
         return os.path.ismount(self.mp) and os.path.isdir(self.mp / "queue")
