@@ -249,7 +249,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
 
     /// A command written to the root `ctl` (R31).
     func controlGlobal(_ command: ControlCommand) throws(ControlCommandError) {
-        if command == .pauseAll { stopAndWait(table.all().map(\.id)) }
+        if command == .pauseAll { stopAndWait(table.inFlight().map(\.id)) }
         lock.lock()
         defer { lock.unlock() }
         switch command {
@@ -260,7 +260,8 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
             globalLimit = rate
             log.daemon(rate > 0 ? "global speed limit \(Units.speed(Double(rate)))" : "global speed limit removed")
         case .pauseAll:
-            for entry in table.all() where [.queued, .downloading, .retrying].contains(entry.record.state) {
+            // Every in-flight task but one being verified (its data is whole).
+            for entry in table.inFlight() where entry.record.state != .verifying {
                 if entry.record.state == .downloading { engine.stop(entry.id) }
                 try transition(entry.id, to: .paused, event: "paused (pause-all)")
             }
