@@ -78,11 +78,11 @@ struct AddCommand: ParsableCommand {
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                let reason = String(cString: strerror(errno))
-                throw ClientError("add: cannot read the input file \(path): \(reason)").exit()
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw ClientError("add: cannot read the input file \(path): \(String(cString: strerror(errno)))").exit()
             }
-            data = contents
+            data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
         }
         let text = String(decoding: data, as: UTF8.self)
         return text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"

@@ -57,7 +57,7 @@ def test_r4_add_missing_input_file_adds_nothing(mount, faultserver, downloadfs_b
     result = run_cli([downloadfs_bin, "add", "--mount", mount.mp, url, "-i", tmp_path / "nope.txt"],
                      tmp_path)
     assert result.returncode != 0, result
-    assert one_line_message(result.stderr) and "nope.txt" in result.stderr, result.stderr
+    assert one_line_message(result.stderr) and "nope.txt: No such file" in result.stderr, result.stderr
     assert mount.task_ids() == []
 
 
