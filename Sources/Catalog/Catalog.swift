@@ -1,6 +1,7 @@
 import DownloadFSCore
 import Foundation
 import GRDB
+import Synchronization
 
 /// The SQLite catalog of tasks and events (GRDB, WAL).
 ///
@@ -11,6 +12,12 @@ import GRDB
 /// are committed (R51).
 public final class Catalog: Sendable {
     private let pool: DatabasePool
+    /// Lines written to each log (a task's, or the daemon's under nil) since
+    /// it was last trimmed: every `trimEvery` lines the log is cut back to
+    /// what `log` shows, so a task that logs in a loop cannot grow the
+    /// catalog without bound between mounts.
+    private let linesSinceTrim = Mutex<[Int64?: Int]>([:])
+    static let trimEvery = 500
 
     public init(path: String) throws(CatalogError) {
         var config = Configuration()
@@ -62,6 +69,7 @@ public final class Catalog: Sendable {
                     try event.insert(db)
                     stored.append(record)
                 }
+                try trimIfDue(stored.map { EventRecord(taskID: $0.id, at: $0.addedAt, message: "") }, db)
                 return stored
             }
         } catch { throw CatalogError("add tasks", error) }
@@ -73,6 +81,7 @@ public final class Catalog: Sendable {
             try pool.write { db in
                 for record in records { try record.update(db) }
                 for var event in events { try event.insert(db) }
+                try trimIfDue(events, db)
             }
         } catch { throw CatalogError("save tasks", error) }
     }
@@ -85,13 +94,51 @@ public final class Catalog: Sendable {
     }
 
     public func append(_ event: EventRecord) throws(CatalogError) {
-        do { try pool.write { db in var e = event; try e.insert(db) } }
+        do {
+            try pool.write { db in
+                var e = event
+                try e.insert(db)
+                try trimIfDue([event], db)
+            }
+        }
         catch { throw CatalogError("write the log", error) }
     }
 
     /// Lines of one log that are kept and shown: older ones are dropped on mount.
     public static let taskLogLines = 2000
     public static let daemonLogLines = 5_000
+
+    /// Counts the lines just written and trims each log that has had
+    /// `trimEvery` more since its last trim, in the same transaction.
+    private func trimIfDue(_ events: [EventRecord], _ db: Database) throws {
+        guard !events.isEmpty else { return }
+        let due = linesSinceTrim.withLock { counts -> [Int64?] in
+            var due: [Int64?] = []
+            for event in events {
+                let n = counts[event.taskID, default: 0] + 1
+                if n >= Self.trimEvery {
+                    counts[event.taskID] = 0
+                    due.append(event.taskID)
+                } else {
+                    counts[event.taskID] = n
+                }
+            }
+            return due
+        }
+        for taskID in due {
+            if let taskID {
+                try db.execute(sql: """
+                    DELETE FROM event WHERE taskID = ? AND id <=
+                      (SELECT id FROM event WHERE taskID = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+                    """, arguments: [taskID, taskID, Self.taskLogLines])
+            } else {
+                try db.execute(sql: """
+                    DELETE FROM event WHERE taskID IS NULL AND id <=
+                      (SELECT id FROM event WHERE taskID IS NULL ORDER BY id DESC LIMIT 1 OFFSET ?)
+                    """, arguments: [Self.daemonLogLines])
+            }
+        }
+    }
 
     /// Drops the oldest lines beyond `daemonLogLines` of the daemon log and
     /// `taskLogLines` of each task's, so years of use do not grow the catalog

@@ -48,6 +48,7 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
 
     /// Loads the catalog into memory and reconciles it with the data dirs.
     func load() throws(DaemonError) {
+        for note in state.secure() { log.daemon(note, level: .warning) }
         let records: [TaskRecord]
         do { records = try catalog.loadTasks() } catch { throw DaemonError(error.message) }
         var changed: [TaskRecord] = []
@@ -65,13 +66,30 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
             do { try catalog.save(changed) } catch { throw DaemonError(error.message) }
         }
         do { try catalog.trimLogs() } catch { log.daemon(error.message, level: .warning) }
-        // Partial data with no unfinished task behind it is garbage (issue 3).
+        keepOrphanedPartials()
+    }
+
+    /// Partial data with no unfinished task behind it (the catalog was lost
+    /// or replaced) is moved to `STATE/orphaned/`, never deleted: losing the
+    /// catalog is the user's doing, deleting their data would be ours.
+    private func keepOrphanedPartials() {
         let partials = (try? FileManager.default.contentsOfDirectory(atPath: state.partialDir)) ?? []
         for name in partials {
-            let id = Int64(name) ?? -1
-            if let entry = table.entry(id), entry.record.state != .completed { continue }
-            unlink(state.partialDir + "/" + name)
-            log.daemon("removed orphan partial data \(name)")
+            if let entry = table.entry(Int64(name) ?? -1), entry.record.state != .completed { continue }
+            mkdir(state.orphanedDir, 0o700)
+            var target = state.orphanedDir + "/" + name
+            var n = 1
+            while access(target, F_OK) == 0 {
+                target = state.orphanedDir + "/\(name).\(n)"
+                n += 1
+            }
+            if Glibc.rename(state.partialDir + "/" + name, target) == 0 {
+                log.daemon("partial data \(name) belongs to no task in the catalog; kept it as \(target) "
+                    + "(delete it when you do not need it)", level: .warning)
+            } else {
+                log.daemon("partial data \(name) belongs to no task in the catalog and could not be moved to "
+                    + "\(target): \(String(cString: strerror(errno)))", level: .warning)
+            }
         }
     }
 
@@ -168,12 +186,12 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
             nextPosition += 1
             answer.append(nil)
         }
-        let stored = try catalog.insert(fresh) { "added: \($0.url)" }
+        let stored = try catalog.insert(fresh) { "added: \(URLNormalizer.maskingPassword($0.url))" }
         var byKey: [String: Int64] = [:]
         for record in stored {
             byKey[record.normalizedURL] = record.taskID
             table.put(TaskEntry(record: record, live: LiveProgress()))
-            log.daemon("task \(record.taskID) added: \(URLNormalizer.strippingCredentials(record.url))")
+            log.daemon("task \(record.taskID) added: \(URLNormalizer.maskingPassword(record.url))")
         }
         schedule()
         return zip(entries, answer).map { entry, id in id ?? byKey[URLNormalizer.normalize(entry.url)] ?? 0 }
@@ -501,16 +519,29 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
             record.downloaded = bytes
             persistReport(record)
         case .restart(let reason):
+            // The answer could not be used: ask again from zero. That attempt
+            // brought no data, so it counts towards max-tries and backs off
+            // like any other (R53): no server answer makes us loop.
             guard record.state == .downloading else { return }
             record.downloaded = 0
             record.total = nil
             record.etag = nil
             record.lastModified = nil
-            persistReport(record, events: ["starting over from zero: \(reason)"])
             unlink(state.partial(id))
-            try? transition(id, to: .queued, event: "queued again to start from zero")
-            startTransfer(id)
-            return
+            record.failuresWithoutData += 1
+            let message = "starting over from zero: \(reason)"
+            if record.failuresWithoutData >= retryPolicy.maxTries {
+                record.error = "the server's answers could not be used (\(reason)) after \(record.failuresWithoutData) tries"
+                saveAndShow(record, state: .failed, event: "\(message); failed: \(record.error!)")
+                log.daemon("task \(id) failed: \(record.error!)", level: .warning)
+                waits.wake(id, "failed: \(record.error!)\n")
+            } else {
+                let delay = retryPolicy.delay(retry: record.failuresWithoutData, retryAfter: nil,
+                                              jitter: Double.random(in: 0..<1))
+                record.retryAt = Date().addingTimeInterval(delay)
+                record.error = "\(reason); starting over"
+                saveAndShow(record, state: .retrying, event: "\(message), in \(Units.duration(delay))")
+            }
         case .completed(let bytes, let total):
             guard record.state == .downloading else { return }
             record.downloaded = bytes
@@ -534,7 +565,10 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
                 saveAndShow(record, state: .retrying, event: "\(failure.message); retrying in \(Units.duration(delay))")
             case .fail:
                 var message = failure.message
-                if case .writeError = failure { message += "; free some space, then write resume to ctl" }
+                if case .writeError(let code, _) = failure {
+                    message += code == ENOSPC ? "; free some space, then write resume to ctl"
+                                              : "; check the disk, then write resume to ctl"
+                }
                 record.error = message
                 saveAndShow(record, state: .failed, event: "failed: \(message)")
                 log.daemon("task \(id) failed: \(message)", level: .warning)

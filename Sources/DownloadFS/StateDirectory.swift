@@ -14,6 +14,8 @@ public struct StateDirectory: Sendable {
     public var daemonLog: String { root + "/daemon.log" }
     public var partialDir: String { root + "/partial" }
     public var filesDir: String { root + "/files" }
+    /// Partial data that no task in the catalog claims, kept for the user.
+    public var orphanedDir: String { root + "/orphaned" }
 
     public func partial(_ id: Int64) -> String { partialDir + "/\(id)" }
     public func file(_ name: String) -> String { filesDir + "/" + name }
@@ -25,11 +27,20 @@ public struct StateDirectory: Sendable {
         return (env["HOME"] ?? "/root") + "/.local/share/downloadfs"
     }
 
+    /// Files that hold secrets (URLs with passwords, `header=` values): the
+    /// catalog with its WAL and shared-memory files, and the daemon's log.
+    var privateFiles: [String] { [catalog, catalog + "-wal", catalog + "-shm", daemonLog] }
+
     /// Creates the directories; throws the user's sentence when it cannot (R2).
+    ///
+    /// The state dir is made 0700 and the catalog and daemon log are created
+    /// 0600 before anything writes them (R6): SQLite gives its WAL and
+    /// shared-memory files the mode of the database file.
     public func create() throws(DaemonError) {
         for dir in [root, partialDir, filesDir] {
             do {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                        attributes: dir == root ? [.posixPermissions: 0o700] : nil)
             } catch {
                 throw DaemonError("cannot create the state dir \(dir): \(Self.reason(error))")
             }
@@ -37,6 +48,31 @@ public struct StateDirectory: Sendable {
                 throw DaemonError("cannot write to the state dir \(dir): \(String(cString: strerror(errno)))")
             }
         }
+        for path in [catalog, daemonLog] {
+            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+    }
+
+    /// Makes what holds secrets private to the user (R6): the state dir
+    /// 0700, the catalog files and the daemon log 0600. Fixes the modes of a
+    /// state dir made by an older version and returns a sentence for the log
+    /// per fix.
+    public func secure() -> [String] {
+        var notes: [String] = []
+        for (path, mode) in [(root, mode_t(0o700))] + privateFiles.map({ ($0, mode_t(0o600)) }) {
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & 0o077 != 0 else { continue }
+            let old = st.st_mode & 0o7777
+            if chmod(path, mode) == 0 {
+                notes.append("\(path) was readable by other users (mode \(String(old, radix: 8))); "
+                    + "set to \(String(mode, radix: 8)): it holds URLs with passwords and header values")
+            } else {
+                notes.append("\(path) is readable by other users and could not be made private: "
+                    + String(cString: strerror(errno)))
+            }
+        }
+        return notes
     }
 
     static func reason(_ error: any Error) -> String {

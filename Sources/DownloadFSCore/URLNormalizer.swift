@@ -22,6 +22,16 @@ public enum URLNormalizer {
         return parts.string
     }
 
+    /// The URL with its password shown as `***` (`ftp://user:***@host/…`), for
+    /// everything the mount and its logs show (R6); the catalog and the
+    /// on-complete hook keep the real one. A user name alone is kept.
+    public static func maskingPassword(_ url: String) -> String {
+        guard var parts = URLParts.split(url), let userinfo = parts.userinfo,
+              let colon = userinfo.firstIndex(of: ":") else { return url }
+        parts.userinfo = userinfo[..<colon] + ":***"
+        return parts.string
+    }
+
     /// The URL without `user:pass@`; everything else verbatim.
     public static func strippingCredentials(_ url: String) -> String {
         guard var parts = URLParts.split(url), parts.userinfo != nil else { return url }

@@ -47,15 +47,16 @@ final class Checkpointer: Sendable {
         /// synced. Counting at the start of the sync rather than when it was
         /// asked for keeps the committed count close behind the written one
         /// when the disk is busy.
-        /// `then` gets the count, or nil when the sync failed.
+        /// `then` gets the count, or the sync's errno when it failed.
         func checkpoint(_ fd: Int32, count: @escaping @Sendable () -> Int64,
-                        then: @escaping @Sendable (Int64?) -> Void) {
+                        then: @escaping @Sendable (Result<Int64, SyncError>) -> Void) {
             pending.enter()
             queue.async { [pending] in
                 let bytes = count()
                 let rc = fdatasync(fd)
+                let err = rc == 0 ? 0 : errno
                 close(fd)
-                then(rc == 0 ? bytes : nil)
+                then(rc == 0 ? .success(bytes) : .failure(SyncError(errno: err)))
                 pending.leave()
             }
         }

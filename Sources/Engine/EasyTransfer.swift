@@ -377,9 +377,17 @@ final class EasyTransfer {
         // this report carries an old serial and is ignored.
         let sync = self.sync
         sync.started()
-        lane.checkpoint(copy, count: { max(bytes, live.bytes) }) { synced in
-            if let synced { delegate.transferCheckpointed(id, serial: serial, bytes: synced) }
-            sync.ended(committed: synced)
+        lane.checkpoint(copy, count: { max(bytes, live.bytes) }) { result in
+            switch result {
+            case .success(let synced):
+                // After a failed sync nothing is trusted, even a later sync
+                // that succeeds: the kernel may have dropped the pages that
+                // failed to reach the disk (R51).
+                if sync.failure == nil { delegate.transferCheckpointed(id, serial: serial, bytes: synced) }
+                sync.ended(committed: synced)
+            case .failure(let error):
+                sync.ended(failure: error.errno)
+            }
         }
     }
 
@@ -387,6 +395,8 @@ final class EasyTransfer {
     /// speed and checkpoints once 2 s have passed (R51). False when the write
     /// failed (`writeErrno` is set; the attempt must end).
     func tick(now: Double) -> Bool {
+        // A failed checkpoint is a write error (R51, R54): the attempt ends.
+        if writeErrno == nil, let failure = sync.failure { writeErrno = failure }
         let written = flush()
         live.sample(at: now)
         if written && writeOffset != lastCheckpointBytes && now - lastCheckpointTime >= EasyTransfer.checkpointSeconds {
@@ -431,13 +441,15 @@ final class EasyTransfer {
     /// Hands the descriptor to the checkpointer: it is synced and closed, and
     /// only then is the outcome reported (after any earlier checkpoint).
     func finish(_ outcome: TransferOutcome, then: (@Sendable () -> Void)? = nil) {
-        let (id, serial, delegate) = (request.id, serial, delegate)
-        let (fd, trusted) = (self.fd, lastCheckpointBytes)
+        let (id, serial, delegate, sync) = (request.id, serial, delegate, sync)
         lane.sync(fd) { err in
             var outcome = outcome
-            if err != 0 {
-                outcome = .failed(.writeError(errno: err, message: String(cString: strerror(err))),
-                                  bytes: trusted, receivedData: false)
+            // Any failed sync of this attempt, this one or an earlier
+            // checkpoint's, leaves only the last successful checkpoint
+            // trusted (R51): never the count that was asked for.
+            if let failed = err != 0 ? err : sync.failure {
+                outcome = .failed(.writeError(errno: failed, message: String(cString: strerror(failed))),
+                                  bytes: sync.committed, receivedData: false)
             }
             delegate.transferFinished(id, serial: serial, outcome: outcome)
             then?()
@@ -453,6 +465,7 @@ final class SyncProgress: @unchecked Sendable {
     private let condition = NSCondition()
     private var running = 0
     private var reported: Int64
+    private var failedErrno: Int32?
     /// The engine paused a transfer until a checkpoint ends: wake it then.
     private var holding = false
     private let wake: @Sendable () -> Void
@@ -475,11 +488,21 @@ final class SyncProgress: @unchecked Sendable {
 
     func started() { locked { running += 1 } }
 
+    /// The errno of the first sync of this attempt that failed, if any.
+    var failure: Int32? { locked { failedErrno } }
+
+    /// A checkpoint's sync failed: nothing after the last count reported is
+    /// trusted, and the engine ends the attempt at its next tick.
+    func ended(failure: Int32) {
+        locked { if failedErrno == nil { failedErrno = failure } }
+        ended(committed: nil)
+    }
+
     /// A checkpoint ended: `committed` is the count it reported, nil if the
-    /// sync failed.
+    /// sync failed. A count after a failure is not taken.
     func ended(committed count: Int64?) {
         let wakeEngine = locked { () -> Bool in
-            if let count { reported = count }
+            if let count, failedErrno == nil { reported = count }
             running -= 1
             condition.broadcast()
             defer { holding = false }

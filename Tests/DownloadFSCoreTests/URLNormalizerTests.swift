@@ -47,4 +47,13 @@ final class URLNormalizerTests: XCTestCase {
         XCTAssertEqual(URLNormalizer.strippingCredentials("http://h/a@b"), "http://h/a@b")
         XCTAssertEqual(URLNormalizer.strippingCredentials("http://h/x"), "http://h/x")
     }
+
+    func test_R6_passwordShownAsStars() {
+        XCTAssertEqual(URLNormalizer.maskingPassword("ftp://user:secret@h/x"), "ftp://user:***@h/x")
+        XCTAssertEqual(URLNormalizer.maskingPassword("https://u:p:q@h:8443/p?q#f"), "https://u:***@h:8443/p?q#f")
+        XCTAssertEqual(URLNormalizer.maskingPassword("https://u:@h/"), "https://u:***@h/")
+        XCTAssertEqual(URLNormalizer.maskingPassword("ftp://anonymous@h/x"), "ftp://anonymous@h/x")
+        XCTAssertEqual(URLNormalizer.maskingPassword("http://h/a:b@c"), "http://h/a:b@c")
+        XCTAssertEqual(URLNormalizer.maskingPassword("not a url"), "not a url")
+    }
 }

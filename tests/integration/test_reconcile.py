@@ -6,15 +6,27 @@ from support.files import KiB
 from support.waiting import wait_until
 
 
-def test_reconcile_orphan_partial_removed(mount):
+def test_reconcile_orphan_partial_kept_aside(mount):
+    """Partial data no task claims (a lost catalog) is moved aside, never deleted."""
     assert mount.unmount() == 0
     partial = mount.state / "partial"
     partial.mkdir(exist_ok=True)
-    orphan = partial / "orphan-999999"
-    orphan.write_bytes(b"\0" * (64 * KiB))
+    orphan = partial / "999999"
+    content = os.urandom(64 * KiB)
+    orphan.write_bytes(content)
     mount.remount()
-    wait_until(lambda: not orphan.exists(), 5, "the orphan partial file to be removed")
+    kept = mount.state / "orphaned" / "999999"
+    wait_until(lambda: not orphan.exists(), 5, "the orphan partial file to be moved aside")
+    assert kept.read_bytes() == content
     assert mount.task_ids() == []
+    assert str(kept) in mount.log()
+    # A second orphan of the same name does not overwrite the first.
+    assert mount.unmount() == 0
+    orphan.write_bytes(b"second")
+    mount.remount()
+    wait_until(lambda: not orphan.exists(), 5, "the second orphan to be moved aside")
+    assert kept.read_bytes() == content
+    assert (mount.state / "orphaned" / "999999.1").read_bytes() == b"second"
 
 
 def test_reconcile_missing_completed_file_marked_failed(mount, faultserver):

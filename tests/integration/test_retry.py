@@ -128,3 +128,25 @@ def test_r53_max_tries_server_error(make_mount, faultserver):
     status = mount.wait_state(task, "failed", timeout=20)
     assert "500" in status["error"]
     assert len(faultserver.gets("/down.bin")) == 2
+
+
+def test_r53_unusable_206_backs_off_and_fails_after_max_tries(make_mount, faultserver):
+    """A plain GET answered 206 without Content-Range can never be used: each
+    start-over is an attempt without data, backs off, and max-tries ends it."""
+    mount = make_mount("--max-tries", "3")
+    task = mount.add_one(faultserver.add("/odd206.bin", size=64 * KiB, status=206, status_times=None))
+    started = time.monotonic()
+    seen = _trace(mount, task, 30)
+    elapsed = time.monotonic() - started
+    assert seen[-1][0] == "failed", seen
+    assert "retrying" in [state for state, _ in seen], seen
+    gets = faultserver.gets("/odd206.bin")
+    assert len(gets) == 3, f"{len(gets)} requests for --max-tries 3"
+    # Back-off between tries: ~1 s then ~2 s (jitter 0.75-1.25x).
+    assert elapsed >= 2.0, f"three tries in {elapsed:.2f}s: no back-off"
+    assert "Content-Range" in seen[-1][1], seen[-1][1]
+    # It stays failed: no more requests, no more log lines.
+    lines = len(mount.task_log(task).splitlines())
+    time.sleep(1.5)  # nothing may happen in this window; there is no event to poll for
+    assert len(faultserver.gets("/odd206.bin")) == 3
+    assert len(mount.task_log(task).splitlines()) == lines

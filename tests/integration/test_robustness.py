@@ -112,3 +112,24 @@ def test_fuzz_inputs(make_mount, faultserver):
     mount.root_ctl("limit 0")
     mount.wait_state(task, "completed", timeout=30)
     assert mount.unmount() == 0, mount.output()
+
+
+def test_r53_logs_stay_bounded_while_mounted(mount):
+    """A log written in a loop (here: 6,000 refused writes, each logged) is cut
+    back as it grows, not only at the next mount: the catalog stays bounded."""
+    import errno
+    import sqlite3
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        for _ in range(6000):
+            try:
+                os.write(fd, b"file:///etc/passwd\n")
+                raise AssertionError("a file: URL was accepted")
+            except OSError as exc:
+                assert exc.errno == errno.EINVAL
+    finally:
+        os.close(fd)
+    with sqlite3.connect(f"file:{mount.state / 'catalog.sqlite'}?mode=ro", uri=True, timeout=5) as db:
+        (lines,) = db.execute("SELECT COUNT(*) FROM event WHERE taskID IS NULL").fetchone()
+    assert 5000 <= lines <= 5500, f"{lines} daemon log lines kept (shown: 5,000, trimmed every 500)"
+    assert len(mount.log().splitlines()) == 5000
