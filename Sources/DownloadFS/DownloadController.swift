@@ -413,9 +413,8 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
         let stored = StoredProgress(offset: record.downloaded, total: record.total,
                                     etag: record.etag, lastModified: record.lastModified)
         if record.downloaded > 0 {
-            log.task(id, ResumeDecision.hasValidator(stored)
-                ? "resuming from byte \(record.downloaded)"
-                : "resuming from byte \(record.downloaded) by size: the server gave no ETag or Last-Modified")
+            log.task(id, TransferProtocol(url: record.url).resuming(from: record.downloaded,
+                                                                    hasValidator: ResumeDecision.hasValidator(stored)))
         }
         // Its limit follows from `applyLimits`, which every caller runs next;
         // the engine handles the commands in order, before any byte arrives.
@@ -475,7 +474,9 @@ final class DownloadController: EngineDelegate, @unchecked Sendable {
                 record.lastModified = head.lastModified
             }
             record.total = total ?? (record.downloaded == 0 ? nil : record.total)
-            if record.downloaded > 0 { events.append("server resumed at byte \(record.downloaded) (HTTP \(head.status))") }
+            if record.downloaded > 0 {
+                events.append(TransferProtocol(url: record.url).resumed(at: record.downloaded, status: head.status))
+            }
         case .startOver(let total, let reason):
             record.downloaded = 0
             record.total = total

@@ -53,6 +53,19 @@ public enum HeaderValue {
         return Date(timeIntervalSince1970: Double(seconds))
     }
 
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) for seconds since
+    /// 1970: how an FTP server's MDTM is stored beside HTTP's Last-Modified.
+    public static func httpDate(epochSeconds: Int64) -> String {
+        let seconds = Int(epochSeconds)
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let inDay = seconds - days * 86400
+        let (year, month, day) = CivilCalendar.civilFromDays(days)
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(weekday), \(two(day)) \(months[month - 1].capitalized) \(year) "
+            + "\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) GMT"
+    }
+
     /// True for a strong entity tag, `"xyz"`; false for a weak `W/"xyz"` or a malformed value.
     public static func isStrongETag(_ v: String) -> Bool {
         let text = v.trimmingSpacesAndTabs()

@@ -50,6 +50,24 @@ public enum ResumeDecision: Sendable, Equatable {
         return .fail(.http(status: status, retryAfter: response.retryAfter))
     }
 
+    /// FTP (R52): a resume is `REST offset`; the remote size (SIZE) and
+    /// modification time (MDTM) are the validators. `remaining` is what the
+    /// server said is left to send (the size minus `offset`), `modified` the
+    /// MDTM as an HTTP-date. A start-over from a non-zero offset can never use
+    /// the body (it begins at the offset): the caller asks again from zero.
+    public static func decideFTP(stored: StoredProgress, remaining: Int64?, modified: String?) -> ResumeDecision {
+        let offset = max(0, stored.offset)
+        let total = remaining.map { offset + $0 }
+        guard offset > 0 else { return .append(total: total) }
+        if let old = stored.lastModified, let new = modified, old != new {
+            return .startOver(total: nil, reason: "file changed on the FTP server (modification time \(old) → \(new))")
+        }
+        if let old = stored.total, let new = total, old != new {
+            return .startOver(total: nil, reason: "file changed on the FTP server (size \(old) → \(new))")
+        }
+        return .append(total: total ?? stored.total)
+    }
+
     /// True when the body of `response` begins with byte 0 of the file, so a start-over can use it.
     public static func bodyStartsAtZero(_ response: ResponseHead) -> Bool {
         switch response.status {

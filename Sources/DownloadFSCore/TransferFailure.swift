@@ -10,6 +10,12 @@ public enum TransferFailure: Error, Sendable, Equatable {
     case connectionRefused, connectionReset, timedOut, partialBody, dnsFailure, stalled
     // Permanent for this URL (R55).
     case tooManyRedirects, forbiddenRedirect(String), tls(String), badURL(String)
+    /// The server refused the request for good, in words per protocol
+    /// ("the FTP server refused the login: wrong user name or password").
+    case refused(String)
+    /// A response header over what curl accepts (100 KiB): a broken or
+    /// hostile server, which sends the same again on a retry.
+    case headerTooLarge
     /// Writing the data failed locally (R54): the task fails and can be resumed later.
     case writeError(errno: Int32, message: String)
     /// Anything else curl reported, in curl's words; treated as transient.
@@ -34,6 +40,8 @@ public enum TransferFailure: Error, Sendable, Equatable {
         case .forbiddenRedirect(let scheme): return "redirect to a forbidden scheme: \(scheme)"
         case .tls(let detail): return detail.isEmpty ? "TLS error" : "TLS error: \(detail)"
         case .badURL(let detail): return detail.isEmpty ? "bad URL" : "bad URL: \(detail)"
+        case .refused(let sentence): return sentence
+        case .headerTooLarge: return "the server sent a response header over 100 KiB, more than downloadfs accepts"
         case .writeError(let errno, let message): return message.isEmpty ? "write error (errno \(errno))" : message
         case .other(let code, let message): return message.isEmpty ? "transfer error (curl code \(code))" : message
         }
@@ -45,7 +53,7 @@ public enum TransferFailure: Error, Sendable, Equatable {
         case .http(let status, _): return TransferFailure.transientHTTPStatuses.contains(status)
         case .connectionRefused, .connectionReset, .timedOut, .partialBody, .dnsFailure, .stalled, .other:
             return true
-        case .tooManyRedirects, .forbiddenRedirect, .tls, .badURL, .writeError:
+        case .tooManyRedirects, .forbiddenRedirect, .tls, .badURL, .refused, .headerTooLarge, .writeError:
             return false
         }
     }

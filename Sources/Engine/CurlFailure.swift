@@ -3,7 +3,10 @@ import DownloadFSCore
 
 /// Maps libcurl result codes to the failures the retry policy understands.
 enum CurlFailure {
-    static func from(_ code: CURLcode, receivedData: Bool, redirects: Int) -> TransferFailure {
+    /// `detail` is curl's error buffer for this transfer (often more precise
+    /// than the code's text); `ftp` says which protocol's words to use.
+    static func from(_ code: CURLcode, receivedData: Bool, redirects: Int, detail: String = "",
+                     ftp: Bool = false) -> TransferFailure {
         switch code {
         case CURLE_COULDNT_CONNECT: return .connectionRefused
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .dnsFailure
@@ -20,9 +23,23 @@ enum CurlFailure {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:
             return .tls(Curl.describe(code))
-        case CURLE_REMOTE_FILE_NOT_FOUND: return .badURL("the server has no such file")
-        case CURLE_REMOTE_ACCESS_DENIED, CURLE_LOGIN_DENIED: return .badURL("the server denied access")
-        default: return .other(code: Int(code.rawValue), message: Curl.describe(code))
+        case CURLE_LOGIN_DENIED:
+            return .refused(ftp ? "the FTP server refused the login: wrong user name or password"
+                                : "the server refused the login: wrong user name or password")
+        case CURLE_REMOTE_FILE_NOT_FOUND:
+            return .refused(ftp ? "the FTP server has no such file" : "the server has no such file")
+        case CURLE_REMOTE_ACCESS_DENIED:
+            // curl's words for a refused CWD: the directory is missing (or closed to us).
+            if ftp && detail.contains("change to the given directory") {
+                return .refused("the FTP server has no such directory, or denies access to it")
+            }
+            return .refused(ftp ? "the FTP server denied access to the file" : "the server denied access")
+        case CURLE_OUT_OF_MEMORY where !receivedData && !ftp:
+            // curl 7.88 answers a header over its 100 KiB limit with this
+            // code and no message; a real lack of memory is far rarer.
+            return .headerTooLarge
+        default:
+            return .other(code: Int(code.rawValue), message: detail.isEmpty ? Curl.describe(code) : detail)
         }
     }
 }

@@ -38,6 +38,9 @@ final class EasyTransfer {
     let live: LiveProgress
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// curl's own sentence for a failure (CURLOPT_ERRORBUFFER), often more
+    /// precise than its code's text.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     let fd: Int32
     private(set) var writeOffset: Int64
 
@@ -110,6 +113,7 @@ final class EasyTransfer {
     deinit {
         staging?.deallocate()
         curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
         if let headerList { curl_slist_free_all(headerList) }
     }
 
@@ -120,6 +124,8 @@ final class EasyTransfer {
         func set(_ code: CURLcode) { if rc == CURLE_OK { rc = code } }
         set(ccurl_easy_setopt_string(handle, CURLOPT_URL, request.url))
         set(ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        set(ccurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)))
         set(ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
         set(ccurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, Curl.allowedProtocols))
         set(ccurl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, Curl.allowedProtocols))
@@ -146,6 +152,9 @@ final class EasyTransfer {
         })
         var lines = request.headers
         if isFTP {
+            // MDTM: the modification time is FTP's validator (R52) and the
+            // finished file's mtime (R40).
+            set(ccurl_easy_setopt_long(handle, CURLOPT_FILETIME, 1))
             if request.stored.offset > 0 {
                 set(ccurl_easy_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(request.stored.offset)))
             }
@@ -157,9 +166,11 @@ final class EasyTransfer {
         return rc == CURLE_OK ? nil : .badURL(Curl.describe(rc))
     }
 
-    private var isFTP: Bool {
-        let lower = request.url.lowercased()
-        return lower.hasPrefix("ftp://") || lower.hasPrefix("ftps://")
+    private var isFTP: Bool { TransferProtocol(url: request.url) == .ftp }
+
+    /// What curl wrote in the error buffer, "" when nothing.
+    private var errorText: String {
+        String(cString: errorBuffer).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Sets the speed limit (0: none), enforced by `RateLimiter` in the write
@@ -318,21 +329,28 @@ final class EasyTransfer {
         _ = ccurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
         var head: ResponseHead
         let offset = request.stored.offset
+        var verdict: ResumeDecision
         if isFTP {
             var remaining: curl_off_t = -1
             _ = ccurl_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &remaining)
+            var filetime: curl_off_t = -1
+            _ = ccurl_easy_getinfo_off(handle, CURLINFO_FILETIME_T, &filetime)
+            let modified = filetime >= 0 ? HeaderValue.httpDate(epochSeconds: Int64(filetime)) : nil
             let total: Int64? = remaining >= 0 ? offset + Int64(remaining) : nil
-            // FTP has no validators: REST/SIZE behave like a 206 from `offset`.
+            // REST behaves like a 206 from `offset`; its body never starts
+            // at zero, so a start-over asks again (`restartReason`).
             head = ResponseHead(status: offset > 0 ? 206 : 200,
                                 contentRange: offset > 0 ? ContentRange(start: offset, end: total.map { $0 - 1 }, total: total) : nil,
-                                contentLength: remaining >= 0 ? Int64(remaining) : nil, etag: nil, lastModified: nil)
+                                contentLength: remaining >= 0 ? Int64(remaining) : nil, etag: nil, lastModified: modified)
+            verdict = ResumeDecision.decideFTP(stored: request.stored, remaining: remaining >= 0 ? Int64(remaining) : nil,
+                                               modified: modified)
         } else {
             head = ResponseHead(status: code,
                                 contentRange: headers["content-range"].flatMap(ContentRange.parse),
                                 contentLength: headers["content-length"].flatMap { Int64($0) },
                                 etag: headers["etag"], lastModified: headers["last-modified"])
+            verdict = ResumeDecision.decide(stored: request.stored, response: head)
         }
-        var verdict = ResumeDecision.decide(stored: request.stored, response: head)
         if case .fail(.http(let status, _)) = verdict, let retryAfter = headers["retry-after"] {
             verdict = .fail(.http(status: status, retryAfter: HeaderValue.retryAfter(retryAfter, now: Date())))
         }
@@ -421,10 +439,15 @@ final class EasyTransfer {
             return .failed(.writeError(errno: writeErrno, message: String(cString: strerror(writeErrno))),
                            bytes: lastCheckpointBytes, receivedData: receivedData)
         }
+        if code == CURLE_BAD_DOWNLOAD_RESUME {
+            // FTP: the file is now smaller than what we have of it.
+            return .restart(reason: "file changed on the FTP server (now smaller than the \(request.stored.offset) bytes already here)")
+        }
         guard code == CURLE_OK else {
             var redirects = 0
             _ = ccurl_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
-            return .failed(CurlFailure.from(code, receivedData: receivedData, redirects: redirects),
+            return .failed(CurlFailure.from(code, receivedData: receivedData, redirects: redirects,
+                                            detail: errorText, ftp: isFTP),
                            bytes: writeOffset, receivedData: receivedData)
         }
         var total: Int64?

@@ -36,6 +36,7 @@ final class TransferFailureTests: XCTestCase {
     func test_R53_permanentFailures() {
         let permanent: [TransferFailure] = [
             .tooManyRedirects, .forbiddenRedirect("file"), .tls("bad cert"), .badURL("x"),
+            .refused("the FTP server has no such file"), .headerTooLarge,
             .writeError(errno: 28, message: "No space left on device"), .writeError(errno: 5, message: "Input/output error"),
         ] + [400, 401, 403, 404, 405, 410, 416, 451, 501, 505, 300, 304].map { .http(status: $0, retryAfter: nil) }
         for failure in permanent {
@@ -59,5 +60,11 @@ final class TransferFailureTests: XCTestCase {
         XCTAssertEqual(HTTPStatus.reasonPhrase(416), "Range Not Satisfiable")
         XCTAssertEqual(HTTPStatus.reasonPhrase(429), "Too Many Requests")
         XCTAssertEqual(HTTPStatus.reasonPhrase(799), "")
+    }
+
+    func test_R55_hugeHeaderSaysWhatHappened() {
+        XCTAssertFalse(TransferFailure.headerTooLarge.isTransient)
+        XCTAssertTrue(TransferFailure.headerTooLarge.message.contains("header"))
+        XCTAssertFalse(TransferFailure.headerTooLarge.message.contains("memory"))
     }
 }

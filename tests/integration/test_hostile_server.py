@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from support.faultserver import FaultServer
-from support.files import sha256_file, sha256_of
+from support.files import KiB, sha256_file, sha256_of
 
 
 def _tree(root, skip):
@@ -116,3 +116,14 @@ def test_r55_tls_certificates_verified(make_mount, tls_server):
     assert re.search(r"certif|ssl|tls", status["error"], re.IGNORECASE), status["error"]
     assert mount.files() == []
     assert tls_server.gets("/secure.bin") == [], "a request went over an unverified connection"
+
+
+def test_r55_megabyte_header_fails_once_and_says_why(mount, faultserver):
+    url = faultserver.add("/bighead.bin", size=10 * KiB, headers={"X-Padding": "a" * (1 << 20)})
+    task = mount.add_one(url)
+    status = mount.wait_state(task, "failed", timeout=30)
+    assert "response header over 100 KiB" in status["error"], status["error"]
+    assert "memory" not in status["error"].lower()
+    assert status["attempts"] == "1", "a header the server will send again was retried"
+    assert len(faultserver.gets("/bighead.bin")) == 1
+    assert mount.alive()
