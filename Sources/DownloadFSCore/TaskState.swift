@@ -11,7 +11,7 @@
 /// | `paused`      | `queued`, `downloading`                                     |
 /// | `verifying`   | `completed`, `failed`, `queued` (restart after an unmount)  |
 /// | `failed`      | `queued`, `downloading` (resume, R30, R54)                  |
-/// | `completed`   | nothing — a completed task can only be deleted              |
+/// | `completed`   | `failed` (only when a mount finds its file gone)            |
 ///
 /// Staying in the same state is not a transition.
 public enum TaskState: String, Sendable, CaseIterable, Codable {
@@ -53,6 +53,6 @@ public enum TaskState: String, Sendable, CaseIterable, Codable {
         .paused: [.queued, .downloading],
         .verifying: [.completed, .failed, .queued],
         .failed: [.queued, .downloading],
-        .completed: [],
+        .completed: [.failed],
     ]
 }

@@ -10,7 +10,7 @@ final class TaskStateTests: XCTestCase {
         .paused: [.queued, .downloading],
         .verifying: [.completed, .failed, .queued],
         .failed: [.queued, .downloading],
-        .completed: [],
+        .completed: [.failed],
     ]
 
     func test_R15_everyPairOfStatesFollowsTheTable() {
@@ -28,10 +28,11 @@ final class TaskStateTests: XCTestCase {
         }
     }
 
-    func test_R15_completedTaskCannotMoveAnywhere() {
-        for to in TaskState.allCases {
+    func test_R15_completedTaskOnlyFailsWhenItsFileIsGone() {
+        for to in TaskState.allCases where to != .failed {
             XCTAssertFalse(TaskState.completed.canTransition(to: to))
         }
+        XCTAssertTrue(TaskState.completed.canTransition(to: .failed))
     }
 
     func test_R15_stateNamesAreTheStatusWords() {

@@ -1,5 +1,3 @@
-import DownloadFSCore
-
 /// How one attempt ended. `bytes` are on disk (fdatasync'ed) when reported.
 public enum TransferOutcome: Sendable, Equatable {
     /// The whole body arrived (or a 416 said we already had it all).

@@ -1,0 +1,22 @@
+/// Work a transition asks the daemon to do once it is committed; the loop's
+/// adapters (engine, disk, FUSE waiters, hook) carry each one out.
+public enum TaskEffect: Sendable, Equatable {
+    /// Start attempt `serial` from `stored` (R51: the partial data is cut
+    /// back to `stored.offset`, R52: the request resumes from there).
+    case startTransfer(serial: UInt64, stored: StoredProgress)
+    /// Stop the running transfer; it reports `.finished(.stopped)` after a flush.
+    case stopTransfer(serial: UInt64)
+    /// Delete STATE/partial/<id>.
+    case deletePartial
+    /// Delete the finished file STATE/files/<name> (R32).
+    case deleteFinished(name: String)
+    /// Compute the digest of the partial data (R56) off the loop.
+    case verify(serial: UInt64, checksum: Checksum)
+    /// Move the whole partial file to STATE/files/<name>, mtime and mode set,
+    /// off the loop (R42, R43).
+    case finalize(serial: UInt64, name: String)
+    /// Answer `wait` readers with this text (R22).
+    case wake(String)
+    /// Run the on-complete hook (R33).
+    case runHook
+}

@@ -1,0 +1,42 @@
+/// Everything that can happen to one task; `TaskMachine` decides what each
+/// event makes of it. Events that need facts only the daemon has (a unique
+/// name, a serial, the files on disk) carry them, so the machine stays pure.
+public enum TaskEvent: Sendable, Equatable {
+    // MARK: the user (ctl, R30, R31; rm and mv, R32, R40)
+    /// `pause`, `pause-all`: `log` is the line to write ("paused (pause-all)").
+    case pause(log: String)
+    /// `resume`, `resume-all`.
+    case resume(log: String)
+    /// Back to the waiting line before a `start` (R30) or for any other reason.
+    case requeue(log: String)
+    case top(position: Int64)
+    case limit(bytesPerSecond: Int64)
+    /// `mv` in files/: the file is already renamed on disk.
+    case renamed(to: String)
+    /// `rm -r queue/<id>`, `rm files/<name>`.
+    case remove
+
+    // MARK: scheduling and timers (R16, R53)
+    /// A slot: start attempt `serial` now (`at`: monotonic seconds).
+    case begin(serial: UInt64, at: Double)
+    /// Over `max-active`, or a `start` needed the slot: back to `queued`.
+    case demote(log: String)
+    /// The retry timer found the back-off over.
+    case backoffOver
+
+    // MARK: the engine, about attempt `serial`
+    /// The response was judged (R52); `name` is the unique name the response
+    /// suggests (R17), nil to keep the current one.
+    case responded(serial: UInt64, response: ResponseSummary, decision: ResumeDecision, name: String?)
+    /// `bytes` are on disk (fdatasync'ed): the count may be committed (R51).
+    case checkpointed(serial: UInt64, bytes: Int64)
+    case finished(serial: UInt64, outcome: TransferOutcome)
+    /// The checksum was computed (R56).
+    case verified(serial: UInt64, result: VerifyResult)
+    /// The whole file was moved into STATE/files (R42, R43).
+    case finalized(serial: UInt64, result: FinalizeResult)
+
+    // MARK: the mount (R50)
+    /// What is on disk for this task when the catalog is loaded.
+    case reconcile(DataOnDisk)
+}

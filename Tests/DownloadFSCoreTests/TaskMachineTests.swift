@@ -1,0 +1,390 @@
+import XCTest
+@testable import DownloadFSCore
+
+/// The task machine: every event in every state, the legal and the illegal.
+final class TaskMachineTests: XCTestCase {
+    private let machine = TaskMachine(retry: RetryPolicy(maxTries: 3))
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func task(_ state: TaskState = .queued, downloaded: Int64 = 0, serial: UInt64 = 0,
+                      transferring: Bool = false, checksum: Checksum? = nil) -> DownloadTask {
+        var task = DownloadTask(url: "https://h/file.iso", normalizedURL: "https://h/file.iso",
+                                options: TaskOptions(checksum: checksum), name: "file.iso", addedAt: now, position: 1)
+        task.id = 7
+        task.state = state
+        task.downloaded = downloaded
+        task.serial = serial
+        task.transferring = transferring
+        return task
+    }
+
+    private func running(downloaded: Int64 = 0, checksum: Checksum? = nil) -> DownloadTask {
+        task(.downloading, downloaded: downloaded, serial: 5, transferring: true, checksum: checksum)
+    }
+
+    private func apply(_ event: TaskEvent, _ task: DownloadTask, jitter: Double = 0.5) throws -> TaskTransition {
+        try machine.apply(event, to: task, now: now, jitter: jitter)
+    }
+
+    private let response = ResponseSummary(head: ResponseHead(status: 200, contentLength: 100, etag: "\"e\""),
+                                           contentType: "text/plain", effectiveURL: "https://h/final.iso")
+
+    /// One of each event, for the exhaustive sweep.
+    private var everyEvent: [TaskEvent] {
+        [.pause(log: "paused"), .resume(log: "resumed"), .requeue(log: "start requested"), .top(position: 0),
+         .limit(bytesPerSecond: 1024), .renamed(to: "other.iso"), .remove, .begin(serial: 9, at: 1),
+         .demote(log: "demoted"), .backoffOver,
+         .responded(serial: 5, response: response, decision: .append(total: 100), name: nil),
+         .checkpointed(serial: 5, bytes: 50), .finished(serial: 5, outcome: .stopped(bytes: 60)),
+         .finished(serial: 5, outcome: .completed(bytes: 100, total: 100)),
+         .finished(serial: 5, outcome: .failed(.connectionReset, bytes: 10, receivedData: true)),
+         .finished(serial: 5, outcome: .restart(reason: "odd")),
+         .verified(serial: 5, result: .matched), .finalized(serial: 5, result: .moved(name: "file.iso")),
+         .reconcile(DataOnDisk(partialSize: 10, finishedSize: nil))]
+    }
+
+    // MARK: - the sweep
+
+    func test_R15_everyEventInEveryStateMovesOnlyAlongTheTable() {
+        for state in TaskState.allCases {
+            for transferring in [false, true] where !transferring || state == .downloading {
+                let before = task(state, downloaded: 20, serial: 5, transferring: transferring)
+                for event in everyEvent {
+                    guard let step = try? apply(event, before) else { continue }
+                    let after = step.task.state
+                    XCTAssertTrue(after == state || state.canTransition(to: after),
+                                  "\(event) moved \(state) to \(after)")
+                    XCTAssertEqual(step.task.id, before.id)
+                }
+            }
+        }
+    }
+
+    func test_R15_illegalEventsAreRefusedWithASentence() {
+        for state in TaskState.allCases where state != .queued {
+            XCTAssertThrowsError(try apply(.begin(serial: 1, at: 0), task(state)), "begin from \(state)")
+        }
+        for state in TaskState.allCases where state != .retrying {
+            XCTAssertThrowsError(try apply(.backoffOver, task(state)), "backoffOver from \(state)")
+        }
+        for state in [TaskState.verifying, .completed, .failed] {
+            XCTAssertThrowsError(try apply(.pause(log: "p"), task(state))) { error in
+                XCTAssertEqual((error as? TaskMachineError)?.message, "cannot pause a \(state.rawValue) task")
+            }
+        }
+        XCTAssertThrowsError(try apply(.resume(log: "r"), task(.completed))) { error in
+            XCTAssertEqual((error as? TaskMachineError)?.message, "task 7 is already completed")
+        }
+        for state in TaskState.allCases where state != .completed {
+            XCTAssertThrowsError(try apply(.renamed(to: "x"), task(state)))
+        }
+        for state in TaskState.allCases where state != .downloading {
+            XCTAssertThrowsError(try apply(.demote(log: "d"), task(state)))
+        }
+        XCTAssertThrowsError(try apply(.requeue(log: "x"), task(.completed)))
+        XCTAssertThrowsError(try apply(.requeue(log: "x"), task(.verifying)))
+    }
+
+    func test_R15_staleReportsChangeNothing() throws {
+        let current = running(downloaded: 10)
+        for event: TaskEvent in [
+            .checkpointed(serial: 4, bytes: 99), .finished(serial: 4, outcome: .completed(bytes: 100, total: 100)),
+            .responded(serial: 4, response: response, decision: .startOver(total: 1, reason: "x"), name: "n"),
+            .verified(serial: 4, result: .matched), .finalized(serial: 4, result: .moved(name: "x")),
+        ] {
+            XCTAssertEqual(try apply(event, current), TaskTransition(task: current), "\(event)")
+        }
+        // A report for a transfer that already finished is stale too.
+        var done = current
+        done.transferring = false
+        XCTAssertEqual(try apply(.checkpointed(serial: 5, bytes: 99), done).task.downloaded, 10)
+    }
+
+    // MARK: - commands (R30, R31)
+
+    func test_R30_pauseWaitsForTheFinalCount() throws {
+        let paused = try apply(.pause(log: "paused"), running(downloaded: 10))
+        XCTAssertEqual(paused.task.state, .downloading, "shown paused only with its final count")
+        XCTAssertEqual(paused.task.stopping, .pause)
+        XCTAssertEqual(paused.effects, [.stopTransfer(serial: 5)])
+        XCTAssertEqual(try apply(.pause(log: "paused"), paused.task).effects, [], "one stop is enough")
+        let stopped = try apply(.finished(serial: 5, outcome: .stopped(bytes: 64)), paused.task)
+        XCTAssertEqual(stopped.task.state, .paused)
+        XCTAssertEqual(stopped.task.downloaded, 64)
+        XCTAssertFalse(stopped.task.transferring)
+        XCTAssertNil(stopped.task.stopping)
+        XCTAssertEqual(stopped.log, ["paused"])
+    }
+
+    func test_R30_pauseOfWaitingTasksIsImmediate() throws {
+        for state in [TaskState.queued, .retrying] {
+            var waiting = task(state)
+            waiting.retryAt = now
+            let step = try apply(.pause(log: "paused (pause-all)"), waiting)
+            XCTAssertEqual(step.task.state, .paused)
+            XCTAssertNil(step.task.retryAt)
+            XCTAssertEqual(step.log, ["paused (pause-all)"])
+        }
+        XCTAssertEqual(try apply(.pause(log: "p"), task(.paused)), TaskTransition(task: task(.paused)))
+    }
+
+    func test_R30_pauseWhileTheFileIsBeingMovedIsRefused() {
+        XCTAssertThrowsError(try apply(.pause(log: "p"), task(.downloading, serial: 5, transferring: false)))
+    }
+
+    func test_R30_resumeDuringAPauseGoesBackToTheLine() throws {
+        let pausing = try apply(.pause(log: "paused"), running()).task
+        let resumed = try apply(.resume(log: "resumed"), pausing)
+        XCTAssertEqual(resumed.task.stopping, .requeue)
+        XCTAssertEqual(resumed.effects, [])
+        let stopped = try apply(.finished(serial: 5, outcome: .stopped(bytes: 8)), resumed.task)
+        XCTAssertEqual(stopped.task.state, .queued)
+    }
+
+    func test_R30_resumeClearsTheErrorAndTries() throws {
+        var failed = task(.failed)
+        failed.error = "HTTP 503"
+        failed.failuresWithoutData = 3
+        let step = try apply(.resume(log: "resumed"), failed)
+        XCTAssertEqual(step.task.state, .queued)
+        XCTAssertNil(step.task.error)
+        XCTAssertEqual(step.task.failuresWithoutData, 0)
+        for state in [TaskState.queued, .downloading, .retrying, .verifying] {
+            XCTAssertEqual(try apply(.resume(log: "r"), task(state)).task.state, state)
+        }
+    }
+
+    func test_R30_topAndLimit() throws {
+        XCTAssertEqual(try apply(.top(position: -4), task()).task.position, -4)
+        let limited = try apply(.limit(bytesPerSecond: 2048), task())
+        XCTAssertEqual(limited.task.speedLimit, 2048)
+        XCTAssertEqual(limited.log, ["speed limit 2.0 KiB/s"])
+        XCTAssertEqual(try apply(.limit(bytesPerSecond: 0), task()).log, ["speed limit removed"])
+    }
+
+    func test_R32_removeStopsAndDeletesEverything() throws {
+        let step = try apply(.remove, running())
+        XCTAssertTrue(step.removed)
+        XCTAssertEqual(step.effects, [.stopTransfer(serial: 5), .deletePartial, .wake("failed: task removed\n")])
+        let done = try apply(.remove, task(.completed))
+        XCTAssertEqual(done.effects, [.deletePartial, .deleteFinished(name: "file.iso"), .wake("failed: task removed\n")])
+    }
+
+    func test_R40_renameOfACompletedTask() throws {
+        let step = try apply(.renamed(to: "new.iso"), task(.completed))
+        XCTAssertEqual(step.task.name, "new.iso")
+        XCTAssertEqual(step.log, ["renamed to new.iso"])
+    }
+
+    // MARK: - scheduling (R16)
+
+    func test_R16_beginStartsAnAttempt() throws {
+        var queued = task(downloaded: 0)
+        queued.error = "old"
+        let step = try apply(.begin(serial: 9, at: 12), queued)
+        XCTAssertEqual(step.task.state, .downloading)
+        XCTAssertEqual(step.task.attempts, 1)
+        XCTAssertEqual(step.task.serial, 9)
+        XCTAssertTrue(step.task.transferring)
+        XCTAssertEqual(step.task.startedAt, 12)
+        XCTAssertNil(step.task.error)
+        XCTAssertEqual(step.effects, [.startTransfer(serial: 9, stored: StoredProgress(offset: 0))])
+        XCTAssertEqual(step.log, ["attempt 1 started"])
+    }
+
+    func test_R52_beginOfAResumeSaysSo() throws {
+        var partial = task(downloaded: 4096)
+        partial.etag = "\"e\""
+        partial.failuresWithoutData = 2
+        partial.error = "connection reset"
+        let step = try apply(.begin(serial: 2, at: 0), partial)
+        XCTAssertEqual(step.log, ["attempt 1 started", "resuming from byte 4096"])
+        XCTAssertEqual(step.task.error, "connection reset", "kept while tries fail in a row")
+        var ftp = task(downloaded: 10)
+        ftp.url = "ftp://h/x"
+        XCTAssertTrue(try apply(.begin(serial: 2, at: 0), ftp).log[1].contains("REST"))
+    }
+
+    func test_R31_demoteStopsTheTransfer() throws {
+        let step = try apply(.demote(log: "sent back"), running())
+        XCTAssertEqual(step.task.state, .queued)
+        XCTAssertEqual(step.effects, [.stopTransfer(serial: 5)])
+        // Its stop report still brings the final count.
+        let stopped = try apply(.finished(serial: 5, outcome: .stopped(bytes: 33)), step.task)
+        XCTAssertEqual(stopped.task.state, .queued)
+        XCTAssertEqual(stopped.task.downloaded, 33)
+    }
+
+    func test_R53_backoffOver() throws {
+        var retrying = task(.retrying)
+        retrying.retryAt = now
+        let step = try apply(.backoffOver, retrying)
+        XCTAssertEqual(step.task.state, .queued)
+        XCTAssertNil(step.task.retryAt)
+    }
+
+    // MARK: - engine reports
+
+    func test_R52_respondedAppendKeepsValidatorsOfAFreshDownload() throws {
+        let step = try apply(.responded(serial: 5, response: response, decision: .append(total: 100), name: "final.iso"),
+                             running())
+        XCTAssertEqual(step.task.etag, "\"e\"")
+        XCTAssertEqual(step.task.total, 100)
+        XCTAssertEqual(step.task.contentType, "text/plain")
+        XCTAssertEqual(step.task.finalURL, "https://h/final.iso")
+        XCTAssertEqual(step.task.name, "final.iso")
+        XCTAssertEqual(step.log, ["name: final.iso"])
+    }
+
+    func test_R52_respondedResumeAndStartOver() throws {
+        var partial = running(downloaded: 40)
+        partial.etag = "\"old\""
+        partial.total = 100
+        let resumed = try apply(.responded(serial: 5, response: response, decision: .append(total: 100), name: nil), partial)
+        XCTAssertEqual(resumed.task.etag, "\"old\"")
+        XCTAssertEqual(resumed.log, ["server resumed at byte 40 (HTTP 200)"])
+        let over = try apply(.responded(serial: 5, response: response, decision: .startOver(total: 100, reason: "changed"),
+                                        name: nil), partial)
+        XCTAssertEqual(over.task.downloaded, 0)
+        XCTAssertEqual(over.task.etag, "\"e\"")
+        XCTAssertEqual(over.log, ["starting over from zero: changed"])
+    }
+
+    func test_R17_outNameIsNeverReplaced() throws {
+        var named = running()
+        named.options.out = "mine.iso"
+        named.name = "mine.iso"
+        let step = try apply(.responded(serial: 5, response: response, decision: .append(total: 1), name: "other"), named)
+        XCTAssertEqual(step.task.name, "mine.iso")
+    }
+
+    func test_R51_checkpointCommitsTheSyncedCount() throws {
+        XCTAssertEqual(try apply(.checkpointed(serial: 5, bytes: 8 << 20), running()).task.downloaded, 8 << 20)
+    }
+
+    func test_R53_transientFailureRetriesWithBackoff() throws {
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 10, receivedData: false)),
+                             running(), jitter: 0.5)
+        XCTAssertEqual(step.task.state, .retrying)
+        XCTAssertEqual(step.task.failuresWithoutData, 1)
+        XCTAssertEqual(step.task.retryAt, now.addingTimeInterval(1))
+        XCTAssertEqual(step.task.downloaded, 10)
+        XCTAssertEqual(step.log, ["connection reset; retrying in 1s"])
+    }
+
+    func test_R53_maxTriesWithoutDataFails() throws {
+        var tired = running()
+        tired.failuresWithoutData = 2
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 0, receivedData: false)), tired)
+        XCTAssertEqual(step.task.state, .failed)
+        XCTAssertEqual(step.effects, [.wake("failed: connection reset\n")])
+        XCTAssertEqual(step.daemonLog, ["task 7 failed: connection reset"])
+    }
+
+    func test_R53_dataResetsTheTries() throws {
+        var tired = running()
+        tired.failuresWithoutData = 2
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 9, receivedData: true)), tired)
+        XCTAssertEqual(step.task.state, .retrying)
+        XCTAssertEqual(step.task.failuresWithoutData, 0)
+    }
+
+    func test_R54_writeErrorsFailWithAHint() throws {
+        let full = try apply(.finished(serial: 5, outcome: .failed(.writeError(errno: 28, message: "No space left on device"),
+                                                                   bytes: 4, receivedData: true)), running())
+        XCTAssertEqual(full.task.state, .failed)
+        XCTAssertEqual(full.task.error, "No space left on device; free some space, then write resume to ctl")
+        let eio = try apply(.finished(serial: 5, outcome: .failed(.writeError(errno: 5, message: "Input/output error"),
+                                                                  bytes: 4, receivedData: true)), running())
+        XCTAssertEqual(eio.task.error, "Input/output error; check the disk, then write resume to ctl")
+        XCTAssertEqual(eio.task.downloaded, 4)
+    }
+
+    func test_R53_unusableAnswerBacksOffThenFails() throws {
+        let first = try apply(.finished(serial: 5, outcome: .restart(reason: "206 without a usable Content-Range")),
+                              running(downloaded: 30))
+        XCTAssertEqual(first.task.state, .retrying)
+        XCTAssertEqual(first.task.downloaded, 0)
+        XCTAssertEqual(first.task.failuresWithoutData, 1)
+        XCTAssertEqual(first.effects, [.deletePartial])
+        XCTAssertNotNil(first.task.retryAt)
+        var last = running()
+        last.failuresWithoutData = 2
+        let failed = try apply(.finished(serial: 5, outcome: .restart(reason: "odd")), last)
+        XCTAssertEqual(failed.task.state, .failed)
+        XCTAssertTrue(failed.task.error!.contains("after 3 tries"), failed.task.error!)
+    }
+
+    func test_R30_aFailureDuringAPauseStillPauses() throws {
+        let pausing = try apply(.pause(log: "paused"), running()).task
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 3, receivedData: true)), pausing)
+        XCTAssertEqual(step.task.state, .paused)
+        XCTAssertEqual(step.task.downloaded, 3)
+    }
+
+    func test_R43_completedDownloadIsMovedThenShown() throws {
+        let done = try apply(.finished(serial: 5, outcome: .completed(bytes: 100, total: nil)), running())
+        XCTAssertEqual(done.task.state, .downloading, "not shown completed before it is in files/")
+        XCTAssertEqual(done.task.total, 100)
+        XCTAssertEqual(done.effects, [.finalize(serial: 5, name: "file.iso")])
+        let moved = try apply(.finalized(serial: 5, result: .moved(name: "file (1).iso")), done.task)
+        XCTAssertEqual(moved.task.state, .completed)
+        XCTAssertEqual(moved.task.name, "file (1).iso")
+        XCTAssertEqual(moved.task.completedAt, now)
+        XCTAssertEqual(moved.effects, [.wake("completed\n"), .runHook])
+        let failed = try apply(.finalized(serial: 5, result: .failed("Permission denied")), done.task)
+        XCTAssertEqual(failed.task.state, .failed)
+        XCTAssertEqual(failed.task.error, "could not move the finished file: Permission denied")
+    }
+
+    func test_R56_checksumIsVerifiedBeforeTheMove() throws {
+        let sum = Checksum(algorithm: .sha256, hex: String(repeating: "a", count: 64))
+        let done = try apply(.finished(serial: 5, outcome: .completed(bytes: 100, total: 100)), running(checksum: sum))
+        XCTAssertEqual(done.task.state, .verifying)
+        XCTAssertEqual(done.effects, [.verify(serial: 5, checksum: sum)])
+        XCTAssertEqual(try apply(.verified(serial: 5, result: .matched), done.task).effects,
+                       [.finalize(serial: 5, name: "file.iso")])
+        let bad = try apply(.verified(serial: 5, result: .mismatched(actual: "bb")), done.task)
+        XCTAssertEqual(bad.task.state, .failed)
+        XCTAssertEqual(bad.task.downloaded, 0)
+        XCTAssertTrue(bad.task.error!.contains("got bb"))
+        XCTAssertEqual(bad.effects.first, .deletePartial)
+    }
+
+    // MARK: - mount (R50)
+
+    func test_R50_runningTasksCarryOnAfterAMount() throws {
+        for state in [TaskState.downloading, .verifying, .retrying] {
+            var stored = task(state, downloaded: 10)
+            stored.retryAt = now
+            let step = try apply(.reconcile(DataOnDisk(partialSize: 10, finishedSize: nil)), stored)
+            XCTAssertEqual(step.task.state, .queued)
+            XCTAssertNil(step.task.retryAt)
+        }
+        XCTAssertEqual(try apply(.reconcile(DataOnDisk(partialSize: 0, finishedSize: nil)), task(.paused)).task.state, .paused)
+    }
+
+    func test_R51_shortPartialDataLowersTheCount() throws {
+        let step = try apply(.reconcile(DataOnDisk(partialSize: 6, finishedSize: nil)), task(.queued, downloaded: 10))
+        XCTAssertEqual(step.task.downloaded, 6)
+        let missing = try apply(.reconcile(DataOnDisk(partialSize: nil, finishedSize: nil)), task(.queued, downloaded: 10))
+        XCTAssertEqual(missing.task.downloaded, 0)
+        XCTAssertEqual(missing.log, ["partial data is missing; starting over"])
+    }
+
+    func test_R50_crashBetweenMoveAndCommitIsCompleted() throws {
+        var moved = task(.downloading, downloaded: 90)
+        moved.total = 100
+        let step = try apply(.reconcile(DataOnDisk(partialSize: nil, finishedSize: 100)), moved)
+        XCTAssertEqual(step.task.state, .completed)
+        XCTAssertEqual(step.task.downloaded, 100)
+    }
+
+    func test_R42_vanishedFinishedFileFails() throws {
+        let step = try apply(.reconcile(DataOnDisk(partialSize: nil, finishedSize: nil)), task(.completed, downloaded: 5))
+        XCTAssertEqual(step.task.state, .failed)
+        XCTAssertEqual(step.task.downloaded, 0)
+        let kept = try apply(.reconcile(DataOnDisk(partialSize: nil, finishedSize: 5)), task(.completed, downloaded: 5))
+        XCTAssertEqual(kept.task.state, .completed)
+    }
+}
