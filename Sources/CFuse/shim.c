@@ -47,3 +47,96 @@ unsigned cfuse_cap_parallel_dirops(void) { return FUSE_CAP_PARALLEL_DIROPS; }
 
 int cfuse_set_attr_size(void) { return FUSE_SET_ATTR_SIZE; }
 int cfuse_set_attr_mode(void) { return FUSE_SET_ATTR_MODE; }
+int cfuse_set_attr_uid(void) { return FUSE_SET_ATTR_UID; }
+int cfuse_set_attr_gid(void) { return FUSE_SET_ATTR_GID; }
+int cfuse_set_attr_atime(void) { return FUSE_SET_ATTR_ATIME; }
+int cfuse_set_attr_mtime(void) { return FUSE_SET_ATTR_MTIME; }
+int cfuse_set_attr_atime_now(void) { return FUSE_SET_ATTR_ATIME_NOW; }
+int cfuse_set_attr_mtime_now(void) { return FUSE_SET_ATTR_MTIME_NOW; }
+int cfuse_set_attr_ctime(void) { return FUSE_SET_ATTR_CTIME; }
+
+/* libfuse's messages while a mount is set up (R1, R2). libfuse reports a
+   refused option or a failed handshake only by logging it; holding those
+   lines back lets the daemon fail with one sentence that quotes them
+   instead of a second, unexplained line. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static pthread_mutex_t cfuse_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cfuse_log_holding = 0;
+static char cfuse_log_held[4096];
+static size_t cfuse_log_held_len = 0;
+
+/* Keeps the newest bytes when the buffer is full: the last line matters. */
+static void cfuse_log_append(const char *text) {
+    size_t n = strlen(text), cap = sizeof(cfuse_log_held);
+    if (n >= cap) { text += n - (cap - 1); n = cap - 1; }
+    if (cfuse_log_held_len + n > cap - 1) {
+        size_t drop = cfuse_log_held_len + n - (cap - 1);
+        memmove(cfuse_log_held, cfuse_log_held + drop, cfuse_log_held_len - drop);
+        cfuse_log_held_len -= drop;
+    }
+    memcpy(cfuse_log_held + cfuse_log_held_len, text, n);
+    cfuse_log_held_len += n;
+}
+
+static void cfuse_log_func(enum fuse_log_level level, const char *fmt, va_list ap) {
+    (void)level;
+    char text[1024];
+    vsnprintf(text, sizeof(text), fmt, ap);
+    pthread_mutex_lock(&cfuse_log_lock);
+    int hold = cfuse_log_holding;
+    if (hold) cfuse_log_append(text);
+    pthread_mutex_unlock(&cfuse_log_lock);
+    if (!hold) fputs(text, stderr);
+}
+
+void cfuse_log_hold(void) {
+    fuse_set_log_func(cfuse_log_func);
+    pthread_mutex_lock(&cfuse_log_lock);
+    cfuse_log_holding = 1;
+    cfuse_log_held_len = 0;
+    pthread_mutex_unlock(&cfuse_log_lock);
+}
+
+size_t cfuse_log_release(char *buf, size_t size) {
+    pthread_mutex_lock(&cfuse_log_lock);
+    cfuse_log_holding = 0;
+    size_t n = cfuse_log_held_len < size - 1 ? cfuse_log_held_len : size - 1;
+    memcpy(buf, cfuse_log_held + cfuse_log_held_len - n, n);
+    buf[n] = 0;
+    cfuse_log_held_len = 0;
+    pthread_mutex_unlock(&cfuse_log_lock);
+    return n;
+}
+
+int cfuse_session_mount_capturing(struct fuse_session *se, const char *mountpoint,
+                                  char *err, size_t errsize) {
+    err[0] = 0;
+    fflush(stderr);
+    FILE *capture = tmpfile();
+    int saved = -1;
+    if (capture != NULL) {
+        fcntl(fileno(capture), F_SETFD, FD_CLOEXEC);
+        saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+        if (saved < 0 || dup2(fileno(capture), 2) < 0) {
+            if (saved >= 0) close(saved);
+            saved = -1;
+        }
+    }
+    int rc = fuse_session_mount(se, mountpoint);
+    if (saved >= 0) {
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        off_t end = lseek(fileno(capture), 0, SEEK_END);
+        off_t start = end > (off_t)(errsize - 1) ? end - (off_t)(errsize - 1) : 0;
+        ssize_t n = pread(fileno(capture), err, errsize - 1, start);
+        err[n > 0 ? n : 0] = 0;
+    }
+    if (capture != NULL) fclose(capture);
+    return rc;
+}

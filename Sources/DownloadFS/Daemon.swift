@@ -8,21 +8,28 @@ import Logging
 /// One mounted downloadfs, from checks to clean exit (R1–R3, R50).
 ///
 /// Order: preflight → state dir and lock → catalog → load and reconcile →
-/// FUSE session → mount → ready → engine → serve → checkpoint everything →
-/// unmount → exit. The FUSE loop runs on the calling (main) thread; every
-/// other thread is started with SIGINT/SIGTERM/SIGHUP blocked so libfuse's
-/// handlers run on a FUSE thread and end the loop.
+/// FUSE session → mount → readiness probe → engine → serve (the kernel's
+/// handshake, then "ready") → checkpoint everything → unmount → exit. The
+/// FUSE loop runs on the calling (main) thread; every other thread is
+/// started with SIGINT/SIGTERM/SIGHUP blocked so libfuse's handlers run on
+/// a FUSE thread and end the loop.
 public enum Daemon {
-    /// Mounts and serves until unmounted. `ready` runs once the mount is
-    /// usable (the background parent is told then). Returns the exit code.
-    public static func run(_ configuration: DaemonConfiguration, ready: () -> Void) throws(DaemonError) -> Int32 {
+    /// How long the kernel's handshake and a first `stat` may take.
+    static let readyDeadline = 30
+
+    /// Mounts and serves until unmounted. `ready` runs once, on a helper
+    /// thread, when the kernel has finished the FUSE handshake and the mount
+    /// answers (the background parent is told then, R1). Returns the exit
+    /// code; a mount that never became ready throws with libfuse's reason.
+    public static func run(_ configuration: DaemonConfiguration, ready: @escaping @Sendable () -> Void) throws(DaemonError) -> Int32 {
         var blocked = sigset_t()
         sigemptyset(&blocked)
         for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, sig) }
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
         signal(SIGPIPE, SIG_IGN)
 
-        let mountpoint = try MountPreflight.check(mountpoint: configuration.mountpoint)
+        let (fuseOptions, allowNonEmpty) = MountPreflight.takeNonempty(configuration.fuseOptions)
+        let mountpoint = try MountPreflight.check(mountpoint: configuration.mountpoint, allowNonEmpty: allowNonEmpty)
         let state = StateDirectory(MountPreflight.absolute(configuration.stateDir))
         try state.create()
         if configuration.logToFile {
@@ -49,16 +56,30 @@ public enum Daemon {
         // can find the daemon's pid file from the mountpoint alone.
         let source = state.root.contains(",") ? "downloadfs" : state.root
         var options = ["fsname=\(source)", "subtype=downloadfs", "default_permissions", "auto_unmount"]
-        options += configuration.fuseOptions
+        options += fuseOptions
+        // Names the user's options in failures they may have caused.
+        let given = fuseOptions.isEmpty ? "" : " with -o \(fuseOptions.joined(separator: ","))"
         let session: FuseSession
         do {
             session = try FuseSession(operations: filesystem, options: options)
-            try session.mount(at: mountpoint)
         } catch {
             throw DaemonError("cannot mount at \(mountpoint): \(error.message)")
         }
-        log.daemon("mounted at \(mountpoint) (state dir \(state.root))")
-        ready()
+        do {
+            try session.mount(at: mountpoint)
+        } catch {
+            throw DaemonError("cannot mount at \(mountpoint)\(given): \(error.message)")
+        }
+
+        let readiness = MountReadiness()
+        let root = state.root
+        readiness.probe(mountpoint, deadline: readyDeadline) {
+            // Anything libfuse said on the way is not an error after all.
+            let held = FuseSession.releaseHeldMessages()
+            if !held.isEmpty { FileHandle.standardError.write(Data(held.utf8)) }
+            log.daemon("mounted at \(mountpoint) (state dir \(root))")
+            ready()
+        }
 
         let engine = Engine(delegate: controller)
         controller.attach(engine)
@@ -69,12 +90,19 @@ public enum Daemon {
         _ = session.run()
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
 
+        let outcome = readiness.loopEnded()
         controller.shutdown()
         controller.waits.wakeAll("failed: unmounted\n")
-        log.daemon("unmounted from \(mountpoint)")
+        let held = FuseSession.releaseHeldMessages()
+        if outcome == .ready { log.daemon("unmounted from \(mountpoint)") }
         session.teardown()
+        readiness.waitForProbe(seconds: 5)
         unlink(state.pidFile)
         withExtendedLifetime(lock) {}
-        return 0
+        guard case .failed(let reason) = outcome else { return 0 }
+        let why = reason
+            ?? FuseSession.lastLine(held).map { "the kernel's FUSE handshake failed: \($0)" }
+            ?? "the daemon was stopped before the mount was ready"
+        throw DaemonError("cannot mount at \(mountpoint)\(given): \(why)")
     }
 }

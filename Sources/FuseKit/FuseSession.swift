@@ -1,9 +1,15 @@
 import CFuse
+import Foundation
 import Glibc
 
 /// One mounted FUSE filesystem, set up and torn down in libfuse's order:
 /// session → signal handlers → mount → loop → unmount → remove handlers →
 /// destroy (libfuse's example/hello_ll.c).
+///
+/// From `init` until `releaseHeldMessages()` libfuse's log lines are held
+/// back rather than printed: libfuse reports a refused option or a failed
+/// handshake (which happens inside `run`) only by logging it, and the
+/// daemon turns those lines into its one-line failure (R1, R2).
 public final class FuseSession: @unchecked Sendable {
     private let bridge: LowLevelBridge
     private var session: OpaquePointer?
@@ -14,6 +20,7 @@ public final class FuseSession: @unchecked Sendable {
     public init(operations: FileSystemOperations, options: [String]) throws(FuseError) {
         bridge = LowLevelBridge(operations: operations)
         self.operations = LowLevelBridge.makeOperations()
+        cfuse_log_hold()
         var argv = ["downloadfs"]
         for option in options { argv += ["-o", option] }
         let cArgs = argv.map { strdup($0) }
@@ -26,25 +33,60 @@ public final class FuseSession: @unchecked Sendable {
             }
         }
         guard session != nil else {
-            throw FuseError("could not start a FUSE session (bad -o option?)")
+            // libfuse said why, e.g. "fuse: unknown option(s): `-o bogus'".
+            throw FuseError(FuseSession.lastLine(FuseSession.releaseHeldMessages())
+                ?? "could not start a FUSE session")
         }
         if fuse_set_signal_handlers(session) != 0 {
             fuse_session_destroy(session)
             session = nil
+            _ = FuseSession.releaseHeldMessages()
             throw FuseError("could not install signal handlers")
         }
     }
 
+    /// Mounts (through fusermount3); on failure the error carries what
+    /// fusermount3 or libfuse said, e.g. "fusermount3: mount failed: …".
     public func mount(at mountpoint: String) throws(FuseError) {
-        guard fuse_session_mount(session, mountpoint) == 0 else {
-            throw FuseError("could not mount at \(mountpoint) (see the message above)")
+        var captured = [CChar](repeating: 0, count: 2048)
+        let rc = cfuse_session_mount_capturing(session, mountpoint, &captured, captured.count)
+        let helperSaid = FuseSession.text(captured)
+        guard rc == 0 else {
+            let libfuseSaid = FuseSession.releaseHeldMessages()
+            let reason = FuseSession.lastLine(helperSaid) ?? FuseSession.lastLine(libfuseSaid)
+            throw FuseError(reason ?? "could not mount at \(mountpoint)")
         }
+        // A successful fusermount3 says nothing; if it did, keep it visible.
+        if !helperSaid.isEmpty { FileHandle.standardError.write(Data(helperSaid.utf8)) }
         mounted = true
     }
 
-    /// Serves requests on libfuse's worker threads until unmounted or signalled.
+    /// Serves requests on libfuse's worker threads until unmounted,
+    /// signalled, or the kernel's handshake (INIT) fails.
     public func run() -> Int32 {
         cfuse_session_loop_mt(session, 10)
+    }
+
+    /// Ends holding libfuse's log lines back; returns those held so far.
+    /// Later lines go straight to stderr. Safe from any thread.
+    @discardableResult
+    public static func releaseHeldMessages() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        _ = cfuse_log_release(&buffer, buffer.count)
+        return text(buffer)
+    }
+
+    /// A NUL-terminated C buffer as text (bytes that are not UTF-8 repaired).
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The last non-blank line of libfuse's output, without its "fuse: "
+    /// prefix; nil when there is none.
+    public static func lastLine(_ text: String) -> String? {
+        guard let line = text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
+            .last(where: { !$0.isEmpty }) else { return nil }
+        return line.hasPrefix("fuse: ") ? String(line.dropFirst("fuse: ".count)) : line
     }
 
     public func teardown() {

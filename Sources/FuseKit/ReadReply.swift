@@ -1,6 +1,7 @@
 import CFuse
 import Foundation
 import Glibc
+import Synchronization
 
 /// The pending answer to one `read` request; it must be answered exactly once.
 ///
@@ -41,7 +42,7 @@ public final class ReadReply: @unchecked Sendable {
     @discardableResult
     public func bytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard claim() else { return false }
-        fuse_reply_buf(request, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+        ReadReply.noteFailure(fuse_reply_buf(request, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count))
         return true
     }
 
@@ -51,32 +52,55 @@ public final class ReadReply: @unchecked Sendable {
     }
 
     /// Answers with `size` bytes of an open file, spliced by libfuse.
+    ///
+    /// Whatever `fuse_reply_data` returns, the request is gone afterwards:
+    /// below zero the answer could not be written to /dev/fuse (the reader
+    /// was interrupted, or the connection was aborted by `umount -f`) and
+    /// libfuse freed the request; above zero the file could not be read and
+    /// libfuse itself answered with that error. Answering again would touch
+    /// freed memory (issue 8: SIGSEGV under `umount -f`), so we only log.
     @discardableResult
     public func file(_ fd: Int32, offset: Int64, size: Int) -> Bool {
         guard claim() else { return false }
-        let rc = cfuse_reply_fd(request, fd, off_t(offset), size)
-        if rc != 0 {
-            // fuse_reply_data failed before sending (bad fd or splice error): the
-            // request still needs an answer.
-            fuse_reply_err(request, rc < 0 ? -rc : EIO)
-        }
+        ReadReply.noteFailure(cfuse_reply_fd(request, fd, off_t(offset), size))
         return true
     }
 
     @discardableResult
     public func error(_ errno: Errno) -> Bool {
         guard claim() else { return false }
-        fuse_reply_err(request, errno.code)
+        ReadReply.noteFailure(fuse_reply_err(request, errno.code))
         return true
+    }
+
+    /// Set once the first failed reply has been logged.
+    private static let failureLogged = Atomic<Bool>(false)
+
+    /// Logs the first reply libfuse could not deliver (`rc` is what a
+    /// fuse_reply_* call returned). Never answers again: every fuse_reply_*
+    /// has consumed its request, whatever it returned. Only the first is
+    /// logged, since an aborted connection fails every reply in flight.
+    private static func noteFailure(_ rc: Int32) {
+        guard rc != 0, !failureLogged.exchange(true, ordering: .relaxed) else { return }
+        let reason = rc < 0
+            ? "the answer could not be sent (\(String(cString: strerror(-rc)))); the reader was interrupted or the mount was aborted"
+            : "the file could not be read (\(String(cString: strerror(rc)))); libfuse answered that error"
+        FileHandle.standardError.write(Data("downloadfs: a read reply failed: \(reason) (later failures are not logged)\n".utf8))
     }
 
     /// Runs `handler` (on another thread) if the reader is interrupted by a
     /// signal before we answer. The handler usually answers `.interrupted`.
+    ///
+    /// Does nothing once the request is answered: the answer freed it. The
+    /// lock is held across `fuse_req_interrupt_func` so no answer (which
+    /// must `claim` first) can free the request under it; that call never
+    /// replies itself (the callback hands off to another thread).
     public func onInterrupt(_ handler: @escaping @Sendable () -> Void) {
-        let token = InterruptRegistry.shared.add(handler)
         lock.lock()
+        defer { lock.unlock() }
+        guard !answered else { return }
+        let token = InterruptRegistry.shared.add(handler)
         interruptToken = token
-        lock.unlock()
         fuse_req_interrupt_func(request, { _, data in
             let token = UInt(bitPattern: data)
             // libfuse may call this while holding the request's lock, even from

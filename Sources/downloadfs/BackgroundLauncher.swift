@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 
 /// Starts the daemon as a detached child and waits for it to report that
-/// the mount is ready ("ok" on its stdout) or why it is not (R1, R2).
+/// the mount is ready ("ok" on fd 3, sent once the kernel's FUSE handshake
+/// is done) or why it is not (R1, R2).
 enum BackgroundLauncher {
     /// The descriptor on which a daemon child writes "ok" or its error.
     static let reportFD: Int32 = 3

@@ -38,7 +38,7 @@ struct MountCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run CMD with /bin/sh -c when a task completes (DOWNLOADFS_ID, _NAME, _PATH, _URL are set).", valueName: "cmd"))
     var onComplete: String?
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("A FUSE mount option, e.g. -o allow_other (repeatable).", valueName: "opt"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("A FUSE mount option, e.g. -o allow_other (repeatable); -o nonempty mounts over a directory that is not empty.", valueName: "opt"))
     var fuseOptions: [String] = []
 
     @Flag(help: "Stay in the foreground and log to stderr.")
@@ -73,9 +73,10 @@ struct MountCommand: ParsableCommand {
             _ = fcntl(report, F_SETFD, FD_CLOEXEC)
             configuration.logToFile = true
         }
+        let child = daemonChild
         do {
             let code = try Daemon.run(configuration) {
-                guard daemonChild else { return }
+                guard child else { return }
                 _ = Glibc.write(report, "ok\n", 3)
                 close(report)
             }
@@ -83,6 +84,8 @@ struct MountCommand: ParsableCommand {
         } catch let error as DaemonError {
             let line = Array("downloadfs: mount: \(error.message)\n".utf8)
             _ = Glibc.write(report, line, line.count)
+            // The detached daemon's own log (STATE/daemon.log, once open) keeps it too.
+            if daemonChild { _ = Glibc.write(2, line, line.count) }
             throw ExitCode(1)
         }
     }

@@ -11,6 +11,7 @@ struct StatusCommand: ParsableCommand {
         discussion: """
             Example:
               downloadfs status ~/dl
+              downloadfs status --mount ~/dl
               downloadfs status --watch     # redraws every second; Ctrl-C to stop
             """
     )
@@ -18,12 +19,17 @@ struct StatusCommand: ParsableCommand {
     @Argument(help: "Where downloadfs is mounted (default: the only one mounted).")
     var mountpoint: String?
 
+    @Option(help: ArgumentHelp("The downloadfs mount to show (the same as MOUNTPOINT).", valueName: "dir"))
+    var mount: String?
+
     @Flag(help: "Redraw every second until interrupted.")
     var watch = false
 
     func run() throws {
         let root: String
-        do { root = try MountLocator.resolve(mountpoint, command: "status") } catch let error as ClientError { throw error.exit() }
+        do {
+            root = try MountLocator.resolve(MountLocator.named(positional: mountpoint, option: mount, command: "status"), command: "status")
+        } catch let error as ClientError { throw error.exit() }
         let tty = isatty(1) != 0
         repeat {
             guard let table = try? String(contentsOfFile: root + "/status", encoding: .utf8) else {

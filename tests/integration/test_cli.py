@@ -87,6 +87,33 @@ def test_r4_status_table(make_mount, faultserver, downloadfs_bin, tmp_path):
     assert lines[-1].startswith("total:") and "2 tasks" in lines[-1], lines[-1]
 
 
+def test_r4_client_commands_name_the_mount_when_there_are_two(make_mount, faultserver,
+                                                             downloadfs_bin, tmp_path):
+    first, second = make_mount(), make_mount()
+    mine = first.add_one(faultserver.add("/first-only.bin", size=1000))
+    first.wait_state(mine, "completed")
+    # Without a mount named, each client command says how to name one...
+    for command in (["status"], ["add", faultserver.add("/never.bin", size=10)]):
+        result = run_cli([downloadfs_bin, *command], tmp_path)
+        assert result.returncode != 0, result
+        assert one_line_message(result.stderr) and "--mount DIR" in result.stderr, result.stderr
+    assert first.task_ids() == [mine] and second.task_ids() == []
+    # ...and the hint works as written, on every client command.
+    shown = run_cli([downloadfs_bin, "status", "--mount", first.mp], tmp_path)
+    assert shown.returncode == 0 and "first-only.bin" in shown.stdout, shown
+    other = run_cli([downloadfs_bin, "status", "--mount", second.mp], tmp_path)
+    assert other.returncode == 0 and "first-only.bin" not in other.stdout, other
+    positional = run_cli([downloadfs_bin, "status", first.mp], tmp_path)
+    assert positional.returncode == 0 and "first-only.bin" in positional.stdout, positional
+    both = run_cli([downloadfs_bin, "status", first.mp, "--mount", second.mp], tmp_path)
+    assert both.returncode != 0 and one_line_message(both.stderr), both
+    gone = subprocess.run([str(downloadfs_bin), "unmount", "--mount", str(second.mp)],
+                          capture_output=True, text=True, timeout=60)
+    assert gone.returncode == 0, gone.stderr
+    assert second.wait_exit() == 0, second.output()
+    assert not os.path.ismount(second.mp) and os.path.ismount(first.mp)
+
+
 @pytest.fixture
 def tmux(tmp_path):
     """A private tmux server (own socket), killed by that socket afterwards."""

@@ -3,6 +3,7 @@
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -156,3 +157,95 @@ def test_r3_sigterm_checkpoints_and_resumes(mount, faultserver):
     resumed = [r for r in faultserver.gets("/slow.bin") if r.range_start]
     assert resumed and resumed[0].range_start >= before, \
         f"expected a resume from at least {before}: {[r.range for r in faultserver.gets('/slow.bin')]}"
+
+
+def _daemons_using(state_dir):
+    """Pids of processes whose command line names `state_dir` (our daemons)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                args = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if str(state_dir).encode() in args and pid_alive(int(entry)):
+            pids.append(int(entry))
+    return pids
+
+
+def _assert_refused_cleanly(mount, workdir):
+    """A refused mount: one line, non-zero, nothing mounted, no daemon left."""
+    result = mount.assert_mount_refused(workdir)
+    wait_until(lambda: not _daemons_using(mount.state), 10, "the refused daemon to be gone")
+    assert not mounted_in_table(mount.mp)
+    return result
+
+
+def test_r1_option_refused_in_the_handshake_is_a_failed_mount(make_mount, tmp_path):
+    # libfuse accepts max_read=1 when the session is made and refuses it
+    # only in the kernel's INIT handshake: "ready" must wait for that.
+    mount = make_mount("-o", "max_read=1", start=False)
+    mount.mp.mkdir(parents=True)
+    result = _assert_refused_cleanly(mount, tmp_path)
+    assert "max_read" in result.stderr, result.stderr
+
+
+def test_r2_unknown_fuse_option_named_in_the_message(make_mount, tmp_path):
+    mount = make_mount("-o", "no_such_fuse_option", start=False)
+    mount.mp.mkdir(parents=True)
+    result = _assert_refused_cleanly(mount, tmp_path)
+    assert "no_such_fuse_option" in result.stderr, result.stderr
+
+
+def test_r2_unknown_option_among_known_ones_named(make_mount, tmp_path):
+    mount = make_mount("-o", "ro,not_an_option=3", start=False)
+    mount.mp.mkdir(parents=True)
+    result = _assert_refused_cleanly(mount, tmp_path)
+    assert "not_an_option=3" in result.stderr, result.stderr
+
+
+def test_r2_nonempty_mountpoint_refused(make_mount, tmp_path):
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    (mount.mp / "keep.txt").write_text("mine\n")
+    result = _assert_refused_cleanly(mount, tmp_path)
+    assert "nonempty" in result.stderr, result.stderr
+    assert (mount.mp / "keep.txt").read_text() == "mine\n"
+
+
+def test_r2_nonempty_option_mounts_over_files(make_mount, tmp_path):
+    mount = make_mount("-o", "nonempty", start=False)
+    mount.mp.mkdir(parents=True)
+    (mount.mp / "keep.txt").write_text("mine\n")
+    result = run_cli(mount.command(foreground=False), tmp_path)
+    assert result.returncode == 0, result
+    assert os.path.ismount(mount.mp)
+    assert "keep.txt" not in os.listdir(mount.mp) and "queue" in os.listdir(mount.mp)
+    assert mount.unmount_command().returncode == 0
+    assert (mount.mp / "keep.txt").read_text() == "mine\n"
+
+
+def test_r3_unmount_detaches_a_stopped_daemon_lazily(mount):
+    os.kill(mount.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        result = mount.unmount_command(timeout=30)
+        elapsed = time.monotonic() - started
+        assert not mounted_in_table(mount.mp)
+        assert result.returncode == 0, result.stderr
+        assert one_line_message(result.stderr) and "lazily" in result.stderr, result.stderr
+        assert elapsed < 15, f"unmount took {elapsed:.1f}s"
+    finally:
+        os.kill(mount.pid, signal.SIGCONT)
+    # Running again, the daemon finds its mount gone, checkpoints and exits.
+    assert mount.wait_exit() == 0, mount.output()
+
+
+def test_r3_unmount_by_mount_option(mount):
+    result = subprocess.run([str(mount.binary), "unmount", "--mount", str(mount.mp)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert not mounted_in_table(mount.mp)
+    assert mount.wait_exit() == 0, mount.output()

@@ -45,5 +45,23 @@ unsigned cfuse_cap_parallel_dirops(void);
 /// Bits of `to_set` in setattr (FUSE_SET_ATTR_* are macros).
 int cfuse_set_attr_size(void);
 int cfuse_set_attr_mode(void);
+int cfuse_set_attr_uid(void);
+int cfuse_set_attr_gid(void);
+int cfuse_set_attr_atime(void);
+int cfuse_set_attr_mtime(void);
+int cfuse_set_attr_atime_now(void);
+int cfuse_set_attr_mtime_now(void);
+int cfuse_set_attr_ctime(void);
+
+/// Holds libfuse's log messages back (instead of printing them) until
+/// cfuse_log_release, which returns them (the newest 4 KiB) in `buf` and
+/// lets later messages through to stderr again.
+void cfuse_log_hold(void);
+size_t cfuse_log_release(char *buf, size_t size);
+
+/// fuse_session_mount with stderr (where fusermount3 says why it failed)
+/// sent to a temp file meanwhile; what was written is returned in `err`.
+int cfuse_session_mount_capturing(struct fuse_session *se, const char *mountpoint,
+                                  char *err, size_t errsize);
 
 #endif
