@@ -86,6 +86,33 @@ public final class Catalog: Sendable {
         } catch { throw CatalogError("save tasks", error) }
     }
 
+    /// Commits one turn of the loop in one transaction: rows first, then the
+    /// log lines (a deleted task's own lines go with it, ON DELETE CASCADE).
+    public func commit(_ batch: CatalogBatch) throws(CatalogError) {
+        guard !batch.isEmpty else { return }
+        do {
+            try pool.write { db in
+                for var task in batch.inserts { try task.insert(db) }
+                for task in batch.updates { try task.update(db) }
+                for var event in batch.events { try event.insert(db) }
+                for id in batch.deletes { _ = try DownloadTask.deleteOne(db, key: id) }
+                try trimIfDue(batch.events, db)
+            }
+        } catch { throw CatalogError("save tasks", error) }
+    }
+
+    /// The highest task id ever handed out (AUTOINCREMENT's sequence), so ids
+    /// the loop gives new tasks are never reused, even after deletions.
+    public func highestTaskID() throws(CatalogError) -> Int64 {
+        do {
+            return try pool.read { db in
+                let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'task'") ?? 0
+                let highest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM task") ?? 0
+                return max(sequence, highest)
+            }
+        } catch { throw CatalogError("read the task ids", error) }
+    }
+
     public func delete(_ id: Int64) throws(CatalogError) {
         do {
             // The task's log lines go with it (ON DELETE CASCADE, v2).

@@ -10,6 +10,7 @@ extension TaskStatusView {
                   downloaded: downloading ? max(entry.live.bytes, 0) : record.downloaded,
                   total: record.total,
                   bytesPerSecond: downloading ? entry.live.bytesPerSecond(now: now) : 0,
+                  connections: record.transferring ? 1 : 0,
                   attempts: record.attempts, error: record.error, retryAt: record.retryAt,
                   added: record.addedAt, completed: record.completedAt)
     }

@@ -7,7 +7,7 @@ import Foundation
 public enum StatusRenderer {
     /// The keys, in the order they are written.
     public static let keys = ["id", "name", "url", "state", "progress", "downloaded", "total",
-                              "speed", "eta", "attempts", "error", "added", "completed"]
+                              "speed", "connections", "eta", "attempts", "error", "added", "completed"]
 
     public static func render(_ task: TaskStatusView, now: Date) -> String {
         let values = [
@@ -19,6 +19,7 @@ public enum StatusRenderer {
             String(task.downloaded),
             task.total.map { String($0) } ?? "unknown",
             task.displaySpeed,
+            String(task.connections),
             task.displayETA,
             String(task.attempts),
             task.displayError(now: now),

@@ -14,6 +14,8 @@ public struct TaskStatusView: Sendable, Equatable {
     /// Total size in bytes; nil when the server did not say.
     public var total: Int64?
     public var bytesPerSecond: Double
+    /// Transfers the task has open now (R20): 0 when idle.
+    public var connections: Int
     /// Attempts made so far (the one running counts).
     public var attempts: Int
     /// The last error, a human sentence.
@@ -24,7 +26,7 @@ public struct TaskStatusView: Sendable, Equatable {
     public var completed: Date?
 
     public init(id: Int64, name: String? = nil, url: String, state: TaskState,
-                downloaded: Int64 = 0, total: Int64? = nil, bytesPerSecond: Double = 0,
+                downloaded: Int64 = 0, total: Int64? = nil, bytesPerSecond: Double = 0, connections: Int = 0,
                 attempts: Int = 0, error: String? = nil, retryAt: Date? = nil,
                 added: Date, completed: Date? = nil) {
         self.id = id
@@ -34,6 +36,7 @@ public struct TaskStatusView: Sendable, Equatable {
         self.downloaded = downloaded
         self.total = total
         self.bytesPerSecond = bytesPerSecond
+        self.connections = connections
         self.attempts = attempts
         self.error = error
         self.retryAt = retryAt

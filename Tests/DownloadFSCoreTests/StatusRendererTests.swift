@@ -9,7 +9,7 @@ final class StatusRendererTests: XCTestCase {
     private var example: TaskStatusView {
         TaskStatusView(id: 3, name: "ubuntu-24.04.iso", url: "https://releases.example.com/ubuntu-24.04.iso",
                        state: .downloading, downloaded: 1_320_702_443, total: 3_137_184_768,
-                       bytesPerSecond: 11.8 * 1_048_576, attempts: 1, error: nil, retryAt: nil,
+                       bytesPerSecond: 11.8 * 1_048_576, connections: 4, attempts: 1, error: nil, retryAt: nil,
                        added: added, completed: nil)
     }
 
@@ -32,6 +32,7 @@ final class StatusRendererTests: XCTestCase {
         downloaded: 1320702443
         total: 3137184768
         speed: 11.8 MiB/s
+        connections: 4
         eta: 2m27s
         attempts: 1
         error: -
@@ -45,7 +46,7 @@ final class StatusRendererTests: XCTestCase {
         let bare = TaskStatusView(id: 9, url: "http://h/", state: .queued, added: added)
         let keys = StatusRenderer.render(bare, now: now).split(separator: "\n").map { String($0.split(separator: ":")[0]) }
         XCTAssertEqual(keys, ["id", "name", "url", "state", "progress", "downloaded", "total",
-                              "speed", "eta", "attempts", "error", "added", "completed"])
+                              "speed", "connections", "eta", "attempts", "error", "added", "completed"])
         XCTAssertEqual(keys, StatusRenderer.keys)
     }
 

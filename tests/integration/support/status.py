@@ -3,7 +3,7 @@
 import re
 
 STATUS_KEYS = ["id", "name", "url", "state", "progress", "downloaded", "total", "speed",
-               "eta", "attempts", "error", "added", "completed"]
+               "connections", "eta", "attempts", "error", "added", "completed"]
 
 STATES = {"queued", "downloading", "paused", "retrying", "verifying", "completed", "failed"}
 

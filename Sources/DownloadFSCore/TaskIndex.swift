@@ -1,0 +1,65 @@
+/// Every task by id, with the indexes lookups need so that none scans every
+/// task: reserved names (R17, `files/`), the normalised URLs of tasks that are
+/// not failed (R13), and the tasks in each scheduling state (R16).
+///
+/// A plain value: the daemon's loop owns the true one, and the FUSE side's
+/// `TaskTable` keeps a published copy under a lock; both change only through
+/// `put` and `remove`, so the indexes always agree with the tasks.
+public struct TaskIndex: Sendable {
+    public private(set) var tasks: [Int64: DownloadTask] = [:]
+    private var names: [String: Int64] = [:]
+    private var urls: [String: Int64] = [:]
+    /// Waiting for a slot.
+    public private(set) var queued: Set<Int64> = []
+    /// Holding a slot (`downloading` or `verifying`).
+    public private(set) var running: Set<Int64> = []
+    /// Waiting out a back-off.
+    public private(set) var retrying: Set<Int64> = []
+
+    public init() {}
+
+    public subscript(id: Int64) -> DownloadTask? { tasks[id] }
+
+    public var count: Int { tasks.count }
+
+    /// Adds or replaces a task, keeping every index in step.
+    public mutating func put(_ task: DownloadTask) {
+        remove(task.taskID)
+        let id = task.taskID
+        tasks[id] = task
+        names[task.name] = id
+        if task.state != .failed { urls[task.normalizedURL] = id }
+        switch task.state {
+        case .queued: queued.insert(id)
+        case .downloading, .verifying: running.insert(id)
+        case .retrying: retrying.insert(id)
+        default: break
+        }
+    }
+
+    public mutating func remove(_ id: Int64) {
+        guard let old = tasks.removeValue(forKey: id) else { return }
+        if names[old.name] == id { names[old.name] = nil }
+        if urls[old.normalizedURL] == id { urls[old.normalizedURL] = nil }
+        queued.remove(id)
+        running.remove(id)
+        retrying.remove(id)
+    }
+
+    public func task(named name: String) -> DownloadTask? {
+        names[name].flatMap { tasks[$0] }
+    }
+
+    public func isNameTaken(_ name: String) -> Bool { names[name] != nil }
+
+    /// The task, in any state but failed, that has this normalised URL (R13).
+    public func id(forURL normalizedURL: String) -> Int64? { urls[normalizedURL] }
+
+    /// Queued, running and retrying tasks: what scheduling and limits look at.
+    public var inFlight: [DownloadTask] {
+        (queued.union(running).union(retrying)).compactMap { tasks[$0] }
+    }
+
+    /// Every id, lowest first.
+    public var sortedIDs: [Int64] { tasks.keys.sorted() }
+}
