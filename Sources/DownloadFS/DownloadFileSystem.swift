@@ -79,7 +79,7 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
                               modified: time(entry.record.addedAt))
         case .taskURL(let id):
             let entry = try task(id)
-            return attributes(node, .regular, 0o444, size: Int64(entry.record.url.utf8.count + 1),
+            return attributes(node, .regular, 0o444, size: Int64(shownURL(entry).utf8.count),
                               modified: time(entry.record.addedAt))
         case .taskCtl(let id):
             let entry = try task(id)
@@ -104,6 +104,11 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
             return attributes(node, .regular, 0o444, size: entry.record.downloaded,
                               modified: time(finishedTime(entry.record)), timeout: 1)
         }
+    }
+
+    /// The `url` file: the URL as given, its password shown as `***` (R6).
+    private func shownURL(_ entry: TaskEntry) -> String {
+        URLNormalizer.maskingPassword(entry.record.url) + "\n"
     }
 
     /// R40: the server's Last-Modified, else the completion time.
@@ -166,11 +171,18 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
         return try attributes(of: node)
     }
 
-    func setAttributes(_ inode: UInt64, size: Int64?, handle: UInt64?) throws(Errno) -> FileAttributes {
+    /// R6: mode, owner and times are the mount's, never changed, so chmod,
+    /// chown and touch are EACCES everywhere — answering 0 and changing
+    /// nothing would tell the user it worked. The one change accepted is a
+    /// cut to size 0 (`O_TRUNC`, as in `echo URL > queue/new`) of the files
+    /// whose writes are commands, not content; it changes nothing either.
+    func setAttributes(_ inode: UInt64, changes: AttributeChanges, handle: UInt64?) throws(Errno) -> FileAttributes {
         guard let node = NodeID(inode: inode) else { throw .noEntry }
+        if changes.changesMetadata { throw .accessDenied }
+        guard let size = changes.size else { return try attributes(of: node) }
         switch node {
-        // O_TRUNC on the writable files is harmless: writes are commands, not content.
         case .queueNew, .dropIn, .rootCtl, .taskCtl:
+            if size != 0 { throw .accessDenied }
             return try attributes(of: node)
         default:
             throw .accessDenied
@@ -261,7 +273,7 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
             return OpenedFile(handle: register(.snapshot(status(try task(id), now: now))), directIO: true)
         case .taskURL(let id):
             try readOnly()
-            return OpenedFile(handle: register(.snapshot(Array((try task(id).record.url + "\n").utf8))), directIO: true)
+            return OpenedFile(handle: register(.snapshot(Array(shownURL(try task(id)).utf8))), directIO: true)
         case .taskLog(let id):
             try readOnly()
             _ = try task(id)
@@ -302,8 +314,9 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
                 ids += try controller.add(pending)
                 session.ids = ids
             } catch {
+                // The URL is dropped, not kept for close: the reader was told it failed (R4).
                 session.lock.unlock()
-                controller.log.daemon("queue/new: \(error.message)", level: .error)
+                controller.log.daemon("\(source(session)): could not add, nothing added from the last URL: \(error.message)", level: .error)
                 reply.error(.io)
                 return
             }
@@ -352,17 +365,18 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
         case .input(let session):
             session.lock.lock()
             defer { session.lock.unlock() }
-            var parser = session.parser
+            // The parser is changed in place (a copy per write made many small
+            // writes quadratic, R11); a refusal leaves it as it was.
             let entries: [InputEntry]
-            do { entries = try parser.feed(Array(data)) } catch {
+            do { entries = try session.parser.feed(Array(data)) } catch {
                 controller.log.daemon("\(source(session)): refused a write, nothing added: \(error.message)", level: .warning)
                 throw .invalid
             }
             do { session.ids += try controller.add(entries) } catch {
-                controller.log.daemon("\(source(session)): \(error.message)", level: .error)
+                session.parser.undoLast()
+                controller.log.daemon("\(source(session)): could not add, nothing added from that write: \(error.message)", level: .error)
                 throw .io
             }
-            session.parser = parser
             return data.count
         case .taskControl(let id):
             let text = String(decoding: data, as: UTF8.self)
@@ -403,18 +417,17 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
         defer { session.lock.unlock() }
         // Each close(2) ends the stream so far: a final line without a newline
         // is taken now (R11), and its error is what close returns.
-        var parser = session.parser
         let entries: [InputEntry]
-        do { entries = try parser.finish() } catch {
+        do { entries = try session.parser.finish() } catch {
             session.parser = InputParser()
             controller.log.daemon("\(source(session)): refused the last line, nothing added from it: \(error.message)", level: .warning)
             throw .invalid
         }
         do { session.ids += try controller.add(entries) } catch {
-            controller.log.daemon("\(source(session)): \(error.message)", level: .error)
+            session.parser.undoLast()
+            controller.log.daemon("\(source(session)): could not add, nothing added at close: \(error.message)", level: .error)
             throw .io
         }
-        session.parser = parser
     }
 
     func release(_ inode: UInt64, handle: UInt64) {

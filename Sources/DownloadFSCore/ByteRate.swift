@@ -2,11 +2,20 @@
 ///
 /// Every unit is 1024-based, as in aria2, whether written `K`, `KB` or `KiB`;
 /// a trailing `B`, `/s` or `B/s` is allowed and case does not matter, so what
-/// users copy from aria2 or curl docs works. `0` means "no limit".
+/// users copy from aria2 or curl docs works. Only a rate whose value is zero
+/// (`0`, `0K`, `0.0`) means "no limit": a rate that is not zero but comes to
+/// less than 1 byte/s (`0.5`, `0.0001K`) is refused, since rounding it down
+/// would quietly remove the limit the user asked for.
 public enum ByteRate {
-    /// Bytes per second, or nil for a negative, empty or unreadable rate.
+    /// Bytes per second, or nil for a rate `read` refuses.
     public static func parse(_ s: String) -> Int64? {
-        var text = Substring(s.trimmingSpacesAndTabs().lowercased())
+        try? read(s)
+    }
+
+    /// Bytes per second (fractions of a byte dropped), or why the rate is refused.
+    public static func read(_ s: String) throws(ByteRateError) -> Int64 {
+        let shown = s.trimmingSpacesAndTabs()
+        var text = Substring(shown.lowercased())
         if text.hasSuffix("/s") { text = text.dropLast(2) }
         if text.hasSuffix("b") { text = text.dropLast() }
         var multiplier: Double = 1
@@ -17,12 +26,14 @@ public enum ByteRate {
         case "m": multiplier = 1024 * 1024
         case "g": multiplier = 1024 * 1024 * 1024
         default:
-            if hasBinaryI { return nil }
+            if hasBinaryI { throw .unreadable(shown) }
         }
         if multiplier != 1 { text = text.dropLast() }
-        guard let value = parseDecimal(text) else { return nil }
+        guard let value = parseDecimal(text) else { throw .unreadable(shown) }
         let bytes = (value * multiplier).rounded(.down)
-        guard bytes < 9.2e18 else { return nil }
+        guard bytes < 9.2e18 else { throw .unreadable(shown) }
+        // By the digits, not the Double: a tiny value may underflow to 0.
+        if bytes == 0 && text.contains(where: { $0 != "0" && $0 != "." }) { throw .belowSmallest(shown) }
         return Int64(bytes)
     }
 

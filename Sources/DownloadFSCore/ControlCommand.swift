@@ -55,11 +55,13 @@ public enum ControlCommand: Sendable, Equatable {
         return ControlCommandError("unknown command \"\(printable(text))\" (use \(list))")
     }
 
+    /// A RATE; one that is not zero but under 1 byte/s is refused, never taken as "none".
     private static func rate(_ word: String) -> Result<Int64, ControlCommandError> {
-        guard let rate = ByteRate.parse(word) else {
-            return .failure(ControlCommandError("bad rate \"\(word)\" (use e.g. 500K, 2M, 1.5MiB, or 0 for none)"))
+        do throws(ByteRateError) {
+            return .success(try ByteRate.read(word))
+        } catch {
+            return .failure(ControlCommandError(error.message))
         }
-        return .success(rate)
     }
 
     private static func split(_ text: String) -> [String] {

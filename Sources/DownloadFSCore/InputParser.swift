@@ -9,7 +9,15 @@
 /// (`takePending`) or at close (`finish`).
 ///
 /// Invariant: a call that throws leaves the parser exactly as it was, so a
-/// refused write adds nothing and the next write carries on (R11).
+/// refused write adds nothing and the next write carries on (R11); and
+/// `undoLast()` puts it back as it was before the last successful `feed` or
+/// `finish`, for a caller that could not keep what that call returned.
+///
+/// Parsing takes time linear in the input, whatever the write sizes (R11):
+/// the state is changed in place and a refusal is undone from an `UndoMark`
+/// (lengths to cut back to and a few small values), never by copying the
+/// parser — the pending URL's options may hold hundreds of thousands of
+/// `header=` lines, and copying them per line or per write was quadratic.
 public struct InputParser: Sendable {
     /// Longest accepted line in bytes, not counting its line ending (R11).
     public static let maxLineBytes = 8192
@@ -21,17 +29,45 @@ public struct InputParser: Sendable {
         var entry: InputEntry { InputEntry(url: url, options: options, line: line) }
     }
 
+    /// What one call changed, enough to put the parser back as it was before it.
+    ///
+    /// It holds no reference to storage the call goes on mutating (the
+    /// partial line while it is appended to, the pending URL's headers while
+    /// option lines are added), so keeping it never forces a copy.
+    private struct UndoMark: Sendable {
+        /// The partial line's length before the call, when the call only appended to it.
+        var partialCount: Int
+        /// The partial line as it was, once the call completed it and started a new one.
+        var replacedPartial: [UInt8]?
+        var linesConsumed: Int
+        /// Line number of the URL pending before the call; nil when there was none.
+        var pendingLine: Int?
+        /// That URL's options before the call, without its headers (they are cut back to `headerCount`).
+        var pendingOptions: TaskOptions
+        var headerCount: Int
+        /// That URL, once the call ended its options and handed it out.
+        var endedPending: PendingURL?
+    }
+
     /// Bytes of the line not yet terminated by "\n".
     private var partialLine: [UInt8] = []
     /// Complete lines seen so far, for 1-based line numbers.
     private var linesConsumed = 0
     /// The last URL, whose option lines may still follow.
     private var pending: PendingURL?
+    /// How to undo the last successful `feed` or `finish` (`undoLast`).
+    private var lastCall: UndoMark?
 
     public init() {}
 
     /// True when nothing is buffered: no partial line and no URL waiting for its options to end.
     public var isIdle: Bool { partialLine.isEmpty && pending == nil }
+
+    /// Everything that shapes what the parser hands out next, so tests can
+    /// check that a refused or undone call left it exactly as it was.
+    var state: (partialLine: [UInt8], linesConsumed: Int, pending: InputEntry?) {
+        (partialLine, linesConsumed, pending?.entry)
+    }
 
     /// Feeds the bytes of one write. Complete lines are parsed; a partial last line is kept.
     ///
@@ -39,16 +75,24 @@ public struct InputParser: Sendable {
     /// If any line in this write is rejected, throws and the parser is exactly
     /// as it was before the call: the whole write is refused (R11).
     public mutating func feed(_ bytes: [UInt8]) throws(InputError) -> [InputEntry] {
-        var next = self
-        let entries = try next.consume(bytes)
-        self = next
-        return entries
+        var mark = makeMark()
+        lastCall = nil
+        do {
+            let entries = try consume(bytes, mark: &mark)
+            lastCall = mark
+            return entries
+        } catch {
+            rollBack(consume mark)
+            throw error
+        }
     }
 
     /// Ends the pending URL's options (ids are being read back, R12) and returns it.
     ///
-    /// A partial unterminated line stays buffered.
+    /// A partial unterminated line stays buffered. Not undoable: a caller that
+    /// cannot keep the URL drops it.
     public mutating func takePending() -> [InputEntry] {
+        lastCall = nil
         guard let pending else { return [] }
         self.pending = nil
         return [pending.entry]
@@ -59,18 +103,78 @@ public struct InputParser: Sendable {
     /// Throws for a bad final line; the parser is then unchanged, so the caller
     /// may still `takePending()` the URLs accepted before it.
     public mutating func finish() throws(InputError) -> [InputEntry] {
-        var next = self
-        var entries: [InputEntry] = []
-        if !next.partialLine.isEmpty {
-            let line = next.partialLine
-            next.partialLine = []
-            if let ended = try next.parseLine(line) {
-                entries.append(ended)
+        var mark = makeMark()
+        lastCall = nil
+        do {
+            var entries: [InputEntry] = []
+            if !partialLine.isEmpty {
+                mark.replacedPartial = partialLine
+                partialLine = []
+                if let ended = try parseLine(mark.replacedPartial ?? [], mark: &mark) {
+                    entries.append(ended)
+                }
             }
+            if let last = pending {
+                pending = nil
+                if last.line == mark.pendingLine { mark.endedPending = last }
+                entries.append(last.entry)
+            }
+            lastCall = mark
+            return entries
+        } catch {
+            rollBack(mark)  // nothing was ended before a throw here: no pending URL to share
+            throw error
         }
-        entries += next.takePending()
-        self = next
-        return entries
+    }
+
+    /// Puts the parser back as it was before the last successful `feed` or
+    /// `finish`: the caller could not keep the entries it returned (say, the
+    /// catalog refused them), so that write is refused as a whole (R11).
+    ///
+    /// Does nothing if another call came in between, or after `takePending`.
+    public mutating func undoLast() {
+        guard let mark = lastCall else { return }
+        lastCall = nil
+        rollBack(consume mark)
+    }
+
+    private func makeMark() -> UndoMark {
+        var options = pending?.options ?? TaskOptions()
+        options.headers = []  // drops the reference: the live headers are never shared
+        return UndoMark(partialCount: partialLine.count, replacedPartial: nil, linesConsumed: linesConsumed,
+                        pendingLine: pending?.line, pendingOptions: options,
+                        headerCount: pending?.options.headers.count ?? 0, endedPending: nil)
+    }
+
+    /// Takes the mark (`consume` at the call) so the pending URL it may hold is
+    /// referenced once and its headers are cut back in place.
+    private mutating func rollBack(_ mark: consuming UndoMark) {
+        if let replaced = mark.replacedPartial {
+            partialLine = replaced
+        } else if partialLine.count > mark.partialCount {
+            partialLine.removeSubrange(mark.partialCount...)
+        }
+        linesConsumed = mark.linesConsumed
+        guard mark.pendingLine != nil else {
+            pending = nil
+            return
+        }
+        var original: PendingURL
+        if let ended = mark.endedPending {
+            mark.endedPending = nil
+            original = ended
+        } else {
+            // Still pending: the call only added option lines to it.
+            original = pending!
+        }
+        pending = nil  // `original` is now the only reference: the cuts below happen in place
+        var options = mark.pendingOptions
+        swap(&options.headers, &original.options.headers)
+        if options.headers.count > mark.headerCount {
+            options.headers.removeSubrange(mark.headerCount...)
+        }
+        original.options = options
+        pending = original
     }
 
     /// Checks one URL the way a URL line is checked; returns why it is rejected, or nil.
@@ -125,31 +229,39 @@ public struct InputParser: Sendable {
 
     // MARK: - Lines
 
-    private mutating func consume(_ bytes: [UInt8]) throws(InputError) -> [InputEntry] {
+    /// Parses every complete line of one write; the partial line is changed only once all of them are accepted.
+    private mutating func consume(_ bytes: [UInt8], mark: inout UndoMark) throws(InputError) -> [InputEntry] {
         var entries: [InputEntry] = []
         var start = 0
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == 0x0A {
-                try checkLength(partialLine.count + (i - start), lastByte: i > start ? bytes[i - 1] : partialLine.last)
-                partialLine.append(contentsOf: bytes[start..<i])
-                let line = partialLine
-                partialLine.removeAll(keepingCapacity: true)
-                if let ended = try parseLine(line) {
-                    entries.append(ended)
-                }
-                start = i + 1
+        while let newline = bytes[start...].firstIndex(of: 0x0A) {
+            let line: [UInt8]
+            if start == 0 && !partialLine.isEmpty {
+                // The line begun in earlier writes ends here.
+                try checkLength(partialLine.count + newline, lastByte: newline > 0 ? bytes[newline - 1] : partialLine.last)
+                line = partialLine + bytes[..<newline]
+            } else {
+                try checkLength(newline - start, lastByte: newline > start ? bytes[newline - 1] : nil)
+                line = Array(bytes[start..<newline])
             }
-            i += 1
+            if let ended = try parseLine(line, mark: &mark) {
+                entries.append(ended)
+            }
+            start = newline + 1
         }
-        if start < bytes.count {
+        let rest = bytes.count - start
+        if rest > 0 {
             // A partial line that can no longer fit is refused now, not after unbounded buffering.
-            let length = partialLine.count + (bytes.count - start)
+            let length = (start == 0 ? partialLine.count : 0) + rest
             if length > InputParser.maxLineBytes + 1
                 || (length == InputParser.maxLineBytes + 1 && bytes[bytes.count - 1] != 0x0D) {
                 throw InputError(line: linesConsumed + 1, reason: InputParser.tooLongReason(length))
             }
-            partialLine.append(contentsOf: bytes[start...])
+        }
+        if start == 0 {
+            partialLine.append(contentsOf: bytes)
+        } else {
+            mark.replacedPartial = partialLine
+            partialLine = Array(bytes[start...])
         }
         return entries
     }
@@ -167,62 +279,83 @@ public struct InputParser: Sendable {
     }
 
     /// Parses one complete line; returns the previous URL when this line starts a new one.
-    private mutating func parseLine(_ raw: [UInt8]) throws(InputError) -> InputEntry? {
+    ///
+    /// Changes the pending URL in place; `mark` learns of a pending URL from
+    /// before the call that this line ends, so a refusal can bring it back.
+    /// The line is looked at as bytes (blanks, `#` and control characters are
+    /// all ASCII or C1), and made into a String once, for the URL or the option.
+    private mutating func parseLine(_ raw: [UInt8], mark: inout UndoMark) throws(InputError) -> InputEntry? {
         linesConsumed += 1
         let number = linesConsumed
-        var bytes = raw
-        if bytes.last == 0x0D { bytes.removeLast() }
-        if number == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var lower = 0
+        var upper = raw.count
+        if upper > 0 && raw[upper - 1] == 0x0D { upper -= 1 }
+        if number == 1, raw.starts(with: [0xEF, 0xBB, 0xBF]) { lower = min(3, upper) }
         func reject(_ reason: String) -> InputError { InputError(line: number, reason: reason) }
 
-        guard bytes.count <= InputParser.maxLineBytes else {
-            throw reject(InputParser.tooLongReason(bytes.count))
+        guard upper - lower <= InputParser.maxLineBytes else {
+            throw reject(InputParser.tooLongReason(upper - lower))
         }
-        guard UTF8Validation.isValid(bytes) else {
+        // A final CR and a leading BOM are valid UTF-8 themselves.
+        guard UTF8Validation.isValid(raw) else {
             throw reject("invalid UTF-8")
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        let isBlank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        let line = raw[lower..<upper]
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
 
-        guard let first = text.unicodeScalars.first(where: { !isBlank($0) }) else {
+        guard let first = line.firstIndex(where: { !isBlank($0) }) else {
             return nil  // blank line: skipped, does not end options
         }
-        if first == "#" {
-            if let c = InputParser.firstControlCharacter(text, allowingTab: true) { throw reject(c) }
+        if line[first] == UInt8(ascii: "#") {
+            if let c = InputParser.firstControlCharacter(line, allowingTab: true) { throw reject(c) }
             return nil
         }
-        if let lead = text.unicodeScalars.first, isBlank(lead) {
-            let content = String(text.unicodeScalars.drop(while: isBlank))
+        if first > line.startIndex {
+            let content = line[first...]
             if let c = InputParser.firstControlCharacter(content, allowingTab: false) { throw reject(c) }
-            guard var current = pending else {
+            guard pending != nil else {
                 throw reject("option line without a URL before it")
             }
-            if let reason = InputOptionLine.apply(content, to: &current.options) {
+            // In place: a copy of the options here, per line, made parsing quadratic.
+            if let reason = InputOptionLine.apply(String(decoding: content, as: UTF8.self), to: &pending!.options) {
                 throw reject(reason)
             }
-            pending = current
             return nil
         }
 
-        let url = text.trimmingSpacesAndTabs()
-        if url.unicodeScalars.contains(where: isBlank) {
+        let last = line.lastIndex(where: { !isBlank($0) }) ?? first
+        let urlBytes = line[first...last]
+        if urlBytes.contains(where: isBlank) {
             throw reject("several URLs on one line (mirrors) are not supported; put each on its own line")
         }
-        if let c = InputParser.firstControlCharacter(url, allowingTab: false) { throw reject(c) }
+        if let c = InputParser.firstControlCharacter(urlBytes, allowingTab: false) { throw reject(c) }
+        let url = String(decoding: urlBytes, as: UTF8.self)
         if let reason = InputParser.validateURL(url) { throw reject(reason) }
-        let ended = pending?.entry
+        let ended = pending
+        if let ended, ended.line == mark.pendingLine { mark.endedPending = ended }
         pending = PendingURL(url: url, options: TaskOptions(), line: number)
-        return ended
+        return ended?.entry
     }
 
-    /// The rejection reason for the first C0, DEL or C1 control character in `s`, if any.
-    private static func firstControlCharacter(_ s: String, allowingTab: Bool) -> String? {
-        for c in s.unicodeScalars {
-            if allowingTab && c == "\t" { continue }
-            if c.value < 0x20 || (0x7F...0x9F).contains(c.value) {
-                let hex = String(c.value, radix: 16, uppercase: true)
+    /// The rejection reason for the first C0, DEL or C1 control character in
+    /// `bytes` (valid UTF-8, where C1 is 0xC2 then 0x80–0x9F), if any.
+    private static func firstControlCharacter(_ bytes: ArraySlice<UInt8>, allowingTab: Bool) -> String? {
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let byte = bytes[i]
+            var control: UInt8?
+            if byte < 0x20 {
+                if !(allowingTab && byte == 0x09) { control = byte }
+            } else if byte == 0x7F {
+                control = byte
+            } else if byte == 0xC2, i + 1 < bytes.endIndex, (0x80...0x9F).contains(bytes[i + 1]) {
+                control = bytes[i + 1]
+            }
+            if let control {
+                let hex = String(control, radix: 16, uppercase: true)
                 return "control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex) in line"
             }
+            i += 1
         }
         return nil
     }

@@ -30,16 +30,24 @@ public enum StatusTable {
     }
 
     /// "total: 3 tasks (1 downloading, 2 completed), 1.2 GiB of 2.9 GiB, 11.8 MiB/s".
+    ///
+    /// A task whose total is unknown (a server that sent no length, or one not
+    /// asked yet) counts only in the bytes done, and the line says how many
+    /// there are, so "1.4 MiB of 0 B" never stands unexplained (R21):
+    /// "…, 1.4 MiB of 0 B known, 1 task of unknown size, 512 KiB/s".
     public static func totals(_ tasks: [TaskStatusView]) -> String {
         var counts: [TaskState: Int] = [:]
         var done: Int64 = 0
         var known: Int64 = 0
+        var unknown = 0
         var speed: Double = 0
         for task in tasks {
             counts[task.state, default: 0] += 1
             done = done.addingReportingOverflow(max(0, task.downloaded)).partialValue
             if let total = task.total {
                 known = known.addingReportingOverflow(max(0, total)).partialValue
+            } else {
+                unknown += 1
             }
             speed += task.effectiveBytesPerSecond
         }
@@ -50,7 +58,11 @@ public enum StatusTable {
         if !perState.isEmpty {
             out += " (" + perState.joined(separator: ", ") + ")"
         }
-        out += ", \(Units.bytes(done)) of \(Units.bytes(known)), \(Units.speed(speed))"
+        out += ", \(Units.bytes(done)) of \(Units.bytes(known))"
+        if unknown > 0 {
+            out += " known, \(unknown) \(unknown == 1 ? "task" : "tasks") of unknown size"
+        }
+        out += ", \(Units.speed(speed))"
         return out
     }
 

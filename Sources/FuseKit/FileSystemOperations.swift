@@ -9,11 +9,16 @@ import Glibc
 /// is nothing to free on `forget`). Methods are called from several FUSE
 /// worker threads at once and must be thread-safe. None may block for long,
 /// except that `read` may keep its `ReadReply` and answer later.
+///
+/// Names are always valid UTF-8: the bridge answers a name that is not
+/// itself (ENOENT where the name must exist, EINVAL where it would be made),
+/// never repairs it (see `LowLevelBridge.name`).
 public protocol FileSystemOperations: AnyObject, Sendable {
     func lookup(parent: UInt64, name: String) throws(Errno) -> FileAttributes
     func attributes(_ inode: UInt64) throws(Errno) -> FileAttributes
-    /// Truncation (`size`) as sent for `O_TRUNC` opens of writable files.
-    func setAttributes(_ inode: UInt64, size: Int64?, handle: UInt64?) throws(Errno) -> FileAttributes
+    /// chmod, chown, utimensat and truncate (`O_TRUNC` at open): `changes`
+    /// says which of them this request asks for, so the filesystem decides.
+    func setAttributes(_ inode: UInt64, changes: AttributeChanges, handle: UInt64?) throws(Errno) -> FileAttributes
     func list(_ inode: UInt64) throws(Errno) -> [DirectoryEntry]
     func open(_ inode: UInt64, flags: Int32) throws(Errno) -> OpenedFile
     func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply)

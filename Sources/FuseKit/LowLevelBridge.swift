@@ -49,6 +49,32 @@ final class LowLevelBridge: @unchecked Sendable {
         fi.map { cfuse_fi_fh($0) } ?? 0
     }
 
+    /// A name from the kernel, or nil when it is not valid UTF-8.
+    ///
+    /// `String(cString:)` would repair such a name with U+FFFD, so the
+    /// filesystem would act on another name than the one asked for — `mv`
+    /// to `$'\xff\xfe.bin'` stored "\u{FFFD}\u{FFFD}.bin" (R40). Every name
+    /// the tree holds is valid UTF-8, so callers answer nil with what fits:
+    /// ENOENT where the name must already exist (lookup, unlink, rmdir, the
+    /// old name of rename), EINVAL where it would be made (create, the new
+    /// name of rename), ENODATA for an extended attribute's name.
+    static func name(_ pointer: UnsafePointer<CChar>?) -> String? {
+        guard let pointer else { return nil }
+        return String(validatingCString: pointer)
+    }
+
+    /// The `to_set` bits of a setattr as the filesystem sees them.
+    static func changes(_ toSet: Int32, _ attr: UnsafeMutablePointer<stat>?) -> AttributeChanges {
+        func has(_ bit: Int32) -> Bool { toSet & bit != 0 }
+        let size: Int64? = has(cfuse_set_attr_size()) ? attr.map { Int64($0.pointee.st_size) } : nil
+        return AttributeChanges(
+            size: size,
+            mode: has(cfuse_set_attr_mode()),
+            owner: has(cfuse_set_attr_uid()) || has(cfuse_set_attr_gid()),
+            times: has(cfuse_set_attr_atime()) || has(cfuse_set_attr_mtime()) || has(cfuse_set_attr_atime_now())
+                || has(cfuse_set_attr_mtime_now()) || has(cfuse_set_attr_ctime()))
+    }
+
     /// The operations table handed to fuse_session_new.
     static func makeOperations() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
@@ -58,7 +84,7 @@ final class LowLevelBridge: @unchecked Sendable {
                 | cfuse_cap_async_read() | cfuse_cap_parallel_dirops())
         }
         ops.lookup = { req, parent, name in
-            let name = String(cString: name!)
+            guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, ENOENT); return }
             do throws(Errno) { LowLevelBridge.replyEntry(req, try LowLevelBridge.from(req).operations.lookup(parent: parent, name: name)) }
             catch { fuse_reply_err(req, error.code) }
         }
@@ -67,10 +93,10 @@ final class LowLevelBridge: @unchecked Sendable {
             catch { fuse_reply_err(req, error.code) }
         }
         ops.setattr = { req, ino, attr, toSet, fi in
-            let size: Int64? = (toSet & cfuse_set_attr_size()) != 0 ? Int64(attr!.pointee.st_size) : nil
+            let changes = LowLevelBridge.changes(toSet, attr)
             do throws(Errno) {
                 let handle: UInt64? = fi.map { cfuse_fi_fh($0) }
-                LowLevelBridge.replyAttributes(req, try LowLevelBridge.from(req).operations.setAttributes(ino, size: size, handle: handle))
+                LowLevelBridge.replyAttributes(req, try LowLevelBridge.from(req).operations.setAttributes(ino, changes: changes, handle: handle))
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.opendir = { req, ino, fi in
@@ -121,7 +147,7 @@ final class LowLevelBridge: @unchecked Sendable {
             fuse_reply_err(req, 0)
         }
         ops.create = { req, parent, name, _, fi in
-            let name = String(cString: name!)
+            guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, EINVAL); return }
             do throws(Errno) {
                 let (attributes, opened) = try LowLevelBridge.from(req).operations.create(parent: parent, name: name, flags: cfuse_fi_flags(fi!))
                 LowLevelBridge.apply(opened, to: fi)
@@ -135,29 +161,29 @@ final class LowLevelBridge: @unchecked Sendable {
         ops.symlink = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.unlink = { req, parent, name in
-            let name = String(cString: name!)
+            guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, ENOENT); return }
             do throws(Errno) {
                 try LowLevelBridge.from(req).operations.unlink(parent: parent, name: name)
                 fuse_reply_err(req, 0)
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.rmdir = { req, parent, name in
-            let name = String(cString: name!)
+            guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, ENOENT); return }
             do throws(Errno) {
                 try LowLevelBridge.from(req).operations.removeDirectory(parent: parent, name: name)
                 fuse_reply_err(req, 0)
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.rename = { req, parent, name, newParent, newName, flags in
-            let name = String(cString: name!)
-            let newName = String(cString: newName!)
+            guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, ENOENT); return }
+            guard let newName = LowLevelBridge.name(newName) else { fuse_reply_err(req, EINVAL); return }
             do throws(Errno) {
                 try LowLevelBridge.from(req).operations.rename(parent: parent, name: name, newParent: newParent, newName: newName, flags: flags)
                 fuse_reply_err(req, 0)
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.getxattr = { req, ino, name, size in
-            let name = String(cString: name!)
+            guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, ENODATA); return }
             do throws(Errno) {
                 let value = try LowLevelBridge.from(req).operations.extendedAttribute(ino, name: name)
                 LowLevelBridge.replyXattr(req, value, size)

@@ -47,29 +47,61 @@ struct AddCommand: ParsableCommand {
         guard fd >= 0 else {
             throw ClientError("add: cannot open \(path): \(String(cString: strerror(errno)))").exit()
         }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
+        // R4: any error from the mount — on write, on reading the ids back (the
+        // daemon adds the last URL then, and a full catalog answers EIO), or on
+        // close — is a failure with its reason, and no id is printed.
+        let ids: [UInt8]
+        do {
+            try send(Array(text.utf8), to: fd, root: root)
+            ids = try readIDs(fd, root: root)
+        } catch {
+            _ = close(fd)  // the input already failed; what close says adds nothing
+            throw error.exit()
+        }
+        if close(fd) != 0 {
+            throw failure(errno, root: root).exit()
+        }
+        FileHandle.standardOutput.write(Data(ids))
+    }
+
+    /// Writes the whole input, retrying short writes and EINTR.
+    private func send(_ bytes: [UInt8], to fd: Int32, root: String) throws(ClientError) {
         var written = 0
         while written < bytes.count {
             let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                let reason = errno == EINVAL ? lastLogLine(root) : String(cString: strerror(errno))
-                throw ClientError("add: the mount refused the input: \(reason)").exit()
+                throw failure(errno, root: root)
             }
             written += n
         }
+    }
+
+    /// The ids the handle's writes added, one per line (R12), read to the end.
+    private func readIDs(_ fd: Int32, root: String) throws(ClientError) -> [UInt8] {
         var ids = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var offset = 0
         while true {
-            let n = pread(fd, &buffer, buffer.count, off_t(offset))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
+            let n = pread(fd, &buffer, buffer.count, off_t(ids.count))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno, root: root)
+            }
+            if n == 0 { return ids }
             ids += buffer[..<n]
-            offset += n
         }
-        FileHandle.standardOutput.write(Data(ids))
+    }
+
+    /// One line saying why the mount refused or failed the input: for EINVAL
+    /// and EIO (the errors the daemon logs) its own sentence from MOUNT/log,
+    /// else the errno's (a dead mount, a full disk on our side).
+    private func failure(_ code: Int32, root: String) -> ClientError {
+        let reason = String(cString: strerror(code))
+        let verb = code == EINVAL ? "refused" : "could not add"
+        guard code == EINVAL || code == EIO, let line = lastInputLogLine(root) else {
+            return ClientError("add: the mount \(verb) the input: \(reason)")
+        }
+        return ClientError("add: the mount \(verb) the input (\(reason)): \(line)")
     }
 
     /// An input file's text (stdin for -), ending in a newline.
@@ -88,8 +120,11 @@ struct AddCommand: ParsableCommand {
         return text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
     }
 
-    private func lastLogLine(_ root: String) -> String {
-        let log = (try? String(contentsOfFile: root + "/log", encoding: .utf8)) ?? ""
-        return log.split(separator: "\n").last.map(String.init) ?? "Invalid argument (see \(root)/log)"
+    /// The newest line of MOUNT/log about queue/new, without its timestamp;
+    /// nil when there is none.
+    private func lastInputLogLine(_ root: String) -> String? {
+        guard let log = try? String(contentsOfFile: root + "/log", encoding: .utf8),
+              let line = log.split(separator: "\n").last(where: { $0.contains(" queue/new: ") }) else { return nil }
+        return line.split(separator: " ", maxSplits: 1).last.map(String.init) ?? String(line)
     }
 }

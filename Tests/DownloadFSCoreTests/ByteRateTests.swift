@@ -22,6 +22,32 @@ final class ByteRateTests: XCTestCase {
         XCTAssertEqual(ByteRate.parse("1.5MiB"), 1_572_864)
         XCTAssertEqual(ByteRate.parse("0.5K"), 512)
         XCTAssertEqual(ByteRate.parse("1.5"), 1)
+        XCTAssertEqual(ByteRate.parse("0.001K"), 1)
+    }
+
+    /// `limit 0.0001K` used to come out as 0 and remove the limit; only a zero value means none.
+    func test_R30_aRateThatIsNotZeroButUnderOneBytePerSecondIsRefused() {
+        for text in ["0.0001K", "0.5", "0.9B/s", "0.0000001M", "0.000000000001G", "0." + String(repeating: "0", count: 400) + "1"] {
+            XCTAssertNil(ByteRate.parse(text), text)
+            XCTAssertThrowsError(try ByteRate.read(text), text) { error in
+                XCTAssertEqual(error as? ByteRateError, .belowSmallest(text))
+            }
+        }
+        XCTAssertEqual(ByteRateError.belowSmallest("0.0001K").message,
+                       "rate \"0.0001K\" is below the smallest limit, 1 byte/s (use 1 or more, or 0 for none)")
+    }
+
+    func test_R30_onlyAZeroValueMeansNone() throws {
+        for text in ["0", "0K", "0.0", "0.000M", "00", "0B/s"] {
+            XCTAssertEqual(try ByteRate.read(text), 0, text)
+        }
+    }
+
+    func test_R30_unreadableRatesSaySo() {
+        XCTAssertThrowsError(try ByteRate.read(" fast ")) { error in
+            XCTAssertEqual(error as? ByteRateError, .unreadable("fast"))
+            XCTAssertEqual((error as? ByteRateError)?.message, "bad rate \"fast\" (use e.g. 500K, 2M, 1.5MiB, or 0 for none)")
+        }
     }
 
     func test_R1_byteSuffixes() {

@@ -36,6 +36,16 @@ final class ControlCommandTests: XCTestCase {
         XCTAssertEqual(maxActive.message, "\"max-active\" is not how max-active is written (use max-active N)")
     }
 
+    func test_R30_R31_aLimitUnderOneBytePerSecondIsRefusedNotTakenAsNone() {
+        for parse in [ControlCommand.parseTask, ControlCommand.parseGlobal] {
+            guard case .failure(let error) = parse("limit 0.0001K\n") else { return XCTFail("accepted") }
+            XCTAssertEqual(error.message, "rate \"0.0001K\" is below the smallest limit, 1 byte/s (use 1 or more, or 0 for none)")
+        }
+        XCTAssertEqual(task("limit 0.0"), .limit(0))
+        XCTAssertEqual(global("limit 0K"), .globalLimit(0))
+        XCTAssertEqual(task("limit 1"), .limit(1))
+    }
+
     func test_R31_eachGlobalCommand() {
         XCTAssertEqual(global("max-active 5\n"), .maxActive(5))
         XCTAssertEqual(global("limit 1.5MiB"), .globalLimit(1_572_864))

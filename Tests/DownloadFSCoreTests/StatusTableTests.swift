@@ -66,15 +66,15 @@ final class StatusTableTests: XCTestCase {
 
     func test_R21_totalsCountStatesInLifecycleOrder() {
         let tasks = [TaskState.failed, .queued, .paused, .queued, .retrying, .verifying].enumerated().map { i, state in
-            TaskStatusView(id: Int64(i + 1), url: "http://h/", state: state, added: added)
+            TaskStatusView(id: Int64(i + 1), url: "http://h/", state: state, total: 0, added: added)
         }
         XCTAssertEqual(StatusTable.totals(tasks),
                        "total: 6 tasks (2 queued, 1 paused, 1 retrying, 1 verifying, 1 failed), 0 B of 0 B, 0 B/s")
     }
 
     func test_R21_singleTaskIsSingular() {
-        let one = [TaskStatusView(id: 1, url: "http://h/", state: .queued, added: added)]
-        XCTAssertEqual(StatusTable.totals(one), "total: 1 task (1 queued), 0 B of 0 B, 0 B/s")
+        let one = [TaskStatusView(id: 1, url: "http://h/", state: .queued, total: 4096, added: added)]
+        XCTAssertEqual(StatusTable.totals(one), "total: 1 task (1 queued), 0 B of 4.0 KiB, 0 B/s")
     }
 
     func test_R21_unknownTotalsCountAsDoneOnlyAndSpeedIsSummedOverDownloads() {
@@ -87,6 +87,20 @@ final class StatusTableTests: XCTestCase {
                            bytesPerSecond: 5000, added: added),
         ]
         XCTAssertEqual(StatusTable.totals(tasks),
-                       "total: 3 tasks (2 downloading, 1 paused), 2.0 KiB of 8.0 KiB, 2.0 KiB/s")
+                       "total: 3 tasks (2 downloading, 1 paused), 2.0 KiB of 8.0 KiB known, 1 task of unknown size, 2.0 KiB/s")
+    }
+
+    /// The defect: "1.4 MiB of 0 B", with nothing saying why.
+    func test_R21_totalsSayHowManyTasksHaveAnUnknownSize() {
+        let chunked = TaskStatusView(id: 1, url: "http://h/", state: .downloading, downloaded: 1_468_006,
+                                     total: nil, bytesPerSecond: 512 * 1024, added: added)
+        XCTAssertEqual(StatusTable.totals([chunked]),
+                       "total: 1 task (1 downloading), 1.4 MiB of 0 B known, 1 task of unknown size, 512.0 KiB/s")
+        let notAskedYet = TaskStatusView(id: 2, url: "http://h/", state: .queued, added: added)
+        XCTAssertEqual(StatusTable.totals([chunked, notAskedYet]),
+                       "total: 2 tasks (1 queued, 1 downloading), 1.4 MiB of 0 B known, 2 tasks of unknown size, 512.0 KiB/s")
+        let known = TaskStatusView(id: 3, url: "http://h/", state: .completed, downloaded: 1 << 20, total: 1 << 20, added: added)
+        XCTAssertEqual(StatusTable.totals([known]), "total: 1 task (1 completed), 1.0 MiB of 1.0 MiB, 0 B/s",
+                       "no mention of unknown sizes when there are none")
     }
 }

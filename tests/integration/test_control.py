@@ -1,12 +1,14 @@
 """R30 (start, top, limit) and R31 (global ctl): steering running downloads."""
 
 import errno
+import os
 import time
 
 import pytest
 
 from support.files import KiB, MiB, sha256_file, sha256_of
-from support.mount import expect_errno, write_command
+from support.cli import run_cli
+from support.mount import expect_errno, mounted_in_table, write_command
 from support.waiting import wait_until
 
 
@@ -173,6 +175,42 @@ def test_r31_bad_command_einval(mount, command):
     expect_errno(errno.EINVAL, write_command, mount.mp / "ctl", command)
     assert mount.alive()
     _assert_logged_refusal(mount, "ctl: refused")
+
+
+def test_r1_speed_limit_under_one_byte_per_second_refused(make_mount, tmp_path):
+    # It used to mount with no limit at all.
+    refused = make_mount("--speed-limit", "0.0001K", start=False)
+    refused.mp.mkdir()
+    result = run_cli(refused.command(foreground=False), tmp_path)
+    assert result.returncode != 0 and "0.0001K" in result.stderr, result
+    assert not mounted_in_table(refused.mp)
+
+
+def test_r30_r31_rate_under_one_byte_per_second_refused_not_taken_as_none(mount, faultserver):
+    task = mount.add_one(faultserver.add("/r.bin", size=32 * MiB, throttle=MiB),
+                         "max-download-limit=256K")
+    mount.wait_downloaded(task, 1)
+    # Task and root ctl: EINVAL, and the log names the smallest rate.
+    expect_errno(errno.EINVAL, write_command, mount.task_dir(task) / "ctl", "limit 0.0001K")
+    expect_errno(errno.EINVAL, write_command, mount.mp / "ctl", "limit 0.5")
+    log = mount.log()
+    for prefix in (f"queue/{task}/ctl: refused", "ctl: refused"):
+        line = next((l for l in log.splitlines() if prefix in l and "1 byte/s" in l), None)
+        assert line, f"no {prefix!r} line naming the smallest rate:\n{log}"
+    assert "removed" not in mount.task_log(task) and "removed" not in log, "a limit was lifted"
+    # max-download-limit=: the write is refused whole.
+    other = faultserver.add("/o.bin", size=1000)
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        expect_errno(errno.EINVAL, os.write, fd, f"{other}\n  max-download-limit=0.0001K\n".encode())
+    finally:
+        os.close(fd)
+    assert mount.task_ids() == [task]
+    assert "1 byte/s" in mount.log().splitlines()[-1], mount.log()
+    # The task's own limit of 256 KiB/s still holds.
+    time.sleep(1.0)  # let the limiter settle
+    rate = _rate(mount, [task], 3)
+    assert rate <= 1.2 * 256 * KiB, f"{rate / KiB:.0f} KiB/s: the limit was lifted"
 
 
 def _assert_logged_refusal(mount, prefix):

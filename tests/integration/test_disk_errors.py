@@ -1,9 +1,12 @@
 """R54: a full disk fails the task that hit it, and nothing else."""
 
+import errno
+import os
 import subprocess
 
 import pytest
 
+from support.cli import one_line_message, run_cli
 from support.files import KiB, MiB, sha256_file, sha256_of
 
 
@@ -45,3 +48,46 @@ def test_r54_enospc_fails_only_that_task(small_tmpfs, make_mount, faultserver):
     assert mount.unmount() == 0
     mount.remount()
     assert mount.files() == ["big.bin", "done.bin"]
+
+
+def _fill(directory):
+    """Fill the filesystem of `directory` to the last page; return the ballast file."""
+    ballast = directory / "ballast"
+    fd = os.open(ballast, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        for block in (64 * KiB, 4 * KiB, 1):
+            try:
+                while True:
+                    os.write(fd, b"\x55" * block)
+            except OSError as error:
+                assert error.errno == errno.ENOSPC, error
+    finally:
+        os.close(fd)
+    return ballast
+
+
+def test_r4_add_on_a_full_disk_fails_says_why_and_prints_no_id(small_tmpfs, make_mount, faultserver,
+                                                               downloadfs_bin, tmp_path):
+    mount = make_mount(state_dir=small_tmpfs / "state")
+    url = faultserver.add("/later.bin", size=1000)
+    ballast = _fill(small_tmpfs)
+    # The daemon adds the URL when `add` reads the ids back; the catalog
+    # cannot grow, so that read answers EIO. It used to count as "no ids".
+    result = run_cli([downloadfs_bin, "add", "--mount", mount.mp, url], tmp_path)
+    assert result.returncode != 0, result
+    assert result.stdout == "", f"printed an id it did not get: {result!r}"
+    assert one_line_message(result.stderr), result
+    assert "full" in result.stderr or "No space" in result.stderr, result.stderr
+    assert mount.task_ids() == []
+    assert mount.alive()
+    # Space back: nothing was added behind the user's back (not even at close),
+    # and the same add now works.
+    ballast.unlink()
+    assert mount.task_ids() == []
+    assert faultserver.gets("/later.bin") == []
+    result = run_cli([downloadfs_bin, "add", "--mount", mount.mp, url], tmp_path)
+    assert result.returncode == 0, result
+    [task] = [int(line) for line in result.stdout.split()]
+    assert mount.task_ids() == [task]
+    mount.wait_state(task, "completed")
+    assert mount.integrity_check() == ["ok"]

@@ -65,6 +65,32 @@ def test_r40_mv_renames(mount, faultserver):
     assert mount.status(task)["name"] == "b.bin"
 
 
+def test_r40_mv_to_a_name_that_is_not_utf8_or_not_sanitised_is_refused(mount, faultserver):
+    task = mount.add_one(faultserver.add("/a.bin", size=10 * KiB, seed=3))
+    mount.wait_state(task, "completed")
+    files = bytes(mount.mp / "files")
+    old = files + b"/a.bin"
+    # Not UTF-8 (U+FFFD used to be stored instead), then names R17 would change.
+    for new in (b"\xff\xfe.bin", b"a\xc3.bin", b".hidden.bin", b"tab\there.bin", b"cr\r.bin"):
+        expect_errno(errno.EINVAL, os.rename, old, files + b"/" + new)
+    assert os.listdir(files) == [b"a.bin"]
+    assert mount.status(task)["name"] == "a.bin"
+    assert sorted(os.listdir(mount.state / "files")) == ["a.bin"]
+    assert "renamed" not in mount.task_log(task)
+    # A name that is not UTF-8 names nothing here: ENOENT, not a repaired lookup.
+    expect_errno(errno.ENOENT, os.stat, files + b"/\xff\xfe.bin")
+    expect_errno(errno.ENOENT, os.unlink, files + b"/\xff\xfe.bin")
+    expect_errno(errno.ENOENT, os.rename, files + b"/\xff.bin", files + b"/b.bin")
+    expect_errno(errno.ENOENT, os.rmdir, bytes(mount.mp / "queue") + b"/\xff")
+    # ... and no file can be made under such a name (R14 drop-ins included).
+    expect_errno(errno.EINVAL, os.open, bytes(mount.mp / "queue") + b"/\xff.txt",
+                 os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    assert mount.task_ids() == [task]
+    assert (mount.mp / "files" / "a.bin").read_bytes() == content(3, 10 * KiB)
+    os.rename(old, files + b"/caf\xc3\xa9.bin")  # valid UTF-8 is fine
+    assert mount.files() == ["caf\u00e9.bin"]
+
+
 def test_r40_write_refused(mount, faultserver):
     task = mount.add_one(faultserver.add("/w.bin", size=10 * KiB, seed=3))
     mount.wait_state(task, "completed")

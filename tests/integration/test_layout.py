@@ -96,6 +96,41 @@ def test_r6_refusals(mount, faultserver):
     assert _snapshot(mount, task) == before, "a refused operation changed the mount"
 
 
+def _metadata(path):
+    info = os.stat(path)
+    return (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid, info.st_mtime_ns)
+
+
+def test_r6_chmod_chown_utime_refused_everywhere(mount, faultserver):
+    task = _completed_task(mount, faultserver)
+    # The files whose writes are commands used to answer 0 and change nothing.
+    writable = ["queue/new", "ctl", f"queue/{task}/ctl"]
+    others = ["status", f"queue/{task}/status", "files/m.bin", "queue", f"queue/{task}"]
+    for rel in writable + others:
+        path = mount.mp / rel
+        before = _metadata(path)
+        expect_errno(errno.EACCES, os.chmod, path, 0o666)
+        expect_errno(errno.EACCES, os.chown, path, NOBODY, -1)
+        expect_errno(errno.EACCES, os.chown, path, -1, NOBODY)
+        expect_errno(errno.EACCES, os.utime, path, (0, 0))
+        expect_errno(errno.EACCES, os.utime, path)  # touch: "now"
+        assert _metadata(path) == before, rel
+    # setxattr is refused as well, and truncating a file with content.
+    expect_errno(errno.EACCES, os.setxattr, mount.mp / "queue/new", "user.x", b"1")
+    expect_errno(errno.EACCES, os.truncate, mount.mp / "files/m.bin", 0)
+    # The one change accepted: O_TRUNC on the files whose writes are commands.
+    url = faultserver.add("/trunc.bin", size=1000)
+    result = subprocess.run(["sh", "-c", f'echo "{url}" > "{mount.new}"'],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0, result.stderr
+    assert len(mount.task_ids()) == 2
+    result = subprocess.run(["sh", "-c", f'echo resume-all > "{mount.mp}/ctl"'],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0, result.stderr
+    os.truncate(mount.new, 0)
+    expect_errno(errno.EACCES, os.truncate, mount.new, 10)
+
+
 def test_r7_status_is_fresh(mount, faultserver):
     task = mount.add_one(faultserver.add("/slow.bin", size=16 * MiB, throttle=2 * MiB))
     mount.wait_downloaded(task, 1)

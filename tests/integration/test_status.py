@@ -137,6 +137,30 @@ def test_r21_totals_bytes(mount, faultserver):
     assert table.totals.rstrip().endswith("/s"), table.totals
 
 
+def test_r21_totals_count_unknown_sizes_only_in_bytes_done_and_say_how_many(mount, faultserver):
+    known_size = 3 * MiB
+    known = mount.add_one(faultserver.add("/known.bin", size=known_size, seed=1))
+    mount.wait_state(known, "completed")
+    unknown = mount.add_one(faultserver.add("/nolength.bin", size=4 * MiB, seed=2,
+                                            length_unknown=True, throttle=MiB))
+    status = mount.wait_downloaded(unknown, 512 * 1024)
+    assert status["total"] == "unknown"
+    table = Table(mount.root_status())
+    totals = table.totals
+    assert re.search(r"\b1 task of unknown size\b", totals), totals
+    match = re.search(r"([\d.]+ ?[KMGT]?i?B) of ([\d.]+ ?[KMGT]?i?B)", totals)
+    assert match, totals
+    done, of = (parse_size(re.sub(r"(\d)([KMGT]?i?B)$", r"\1 \2", g)) for g in match.groups())
+    # Bytes done include the task of unknown size; bytes known do not.
+    assert done >= known_size + 512 * 1024 - 0.05 * known_size, totals
+    assert abs(of - known_size) <= 0.05 * known_size, totals
+    assert table.state_counts() == {"downloading": 1, "completed": 1}, totals
+    assert SPEED_RE.search(totals), totals
+    mount.wait_state(unknown, "completed", timeout=60)
+    totals = Table(mount.root_status()).totals
+    assert "unknown" not in totals, f"a finished download's size is known: {totals}"
+
+
 def test_r23_partial_never_returns_unarrived_bytes(mount, faultserver):
     size = 6 * MiB
     expected = content(5, size)
