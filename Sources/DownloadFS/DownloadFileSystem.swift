@@ -419,8 +419,12 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
         // is taken now (R11), and its error is what close returns.
         let entries: [InputEntry]
         do { entries = try session.parser.finish() } catch {
+            // The URLs accepted before the bad final line still count (their
+            // options ended); one whose option line it was is already dropped.
+            let accepted = session.parser.takePending()
             session.parser = InputParser()
             controller.log.daemon("\(source(session)): refused the last line, nothing added from it: \(error.message)", level: .warning)
+            if let ids = try? controller.add(accepted) { session.ids += ids }
             throw .invalid
         }
         do { session.ids += try controller.add(entries) } catch {

@@ -9,7 +9,10 @@
 /// (`takePending`) or at close (`finish`).
 ///
 /// Invariant: a call that throws leaves the parser exactly as it was, so a
-/// refused write adds nothing and the next write carries on (R11); and
+/// refused write adds nothing and the next write carries on (R11) — with one
+/// exception: when the refused line is an option line of the URL that was
+/// pending before the call, that URL is refused with it and dropped, since
+/// it is never to be added without the options the user gave (R11); and
 /// `undoLast()` puts it back as it was before the last successful `feed` or
 /// `finish`, for a caller that could not keep what that call returned.
 ///
@@ -47,6 +50,8 @@ public struct InputParser: Sendable {
         var headerCount: Int
         /// That URL, once the call ended its options and handed it out.
         var endedPending: PendingURL?
+        /// The call was refused for an option line of that URL: it goes too.
+        var refusedPending = false
     }
 
     /// Bytes of the line not yet terminated by "\n".
@@ -82,8 +87,7 @@ public struct InputParser: Sendable {
             lastCall = mark
             return entries
         } catch {
-            rollBack(consume mark)
-            throw error
+            throw refuse(error, consume mark)
         }
     }
 
@@ -122,9 +126,19 @@ public struct InputParser: Sendable {
             lastCall = mark
             return entries
         } catch {
-            rollBack(mark)  // nothing was ended before a throw here: no pending URL to share
-            throw error
+            // Nothing was ended before a throw here: no pending URL to share.
+            throw refuse(error, mark)
         }
+    }
+
+    /// Undoes a refused call; drops the URL pending before it when the
+    /// refused line was one of its options, and says so.
+    private mutating func refuse(_ error: InputError, _ mark: consuming UndoMark) -> InputError {
+        let dropped = mark.refusedPending ? mark.pendingLine : nil
+        rollBack(mark)
+        guard let dropped else { return error }
+        pending = nil
+        return InputError(line: error.line, reason: error.reason + "; the URL on line \(dropped) is refused with it")
     }
 
     /// Puts the parser back as it was before the last successful `feed` or
@@ -312,14 +326,17 @@ public struct InputParser: Sendable {
         }
         if first > line.startIndex {
             let content = line[first...]
-            if let c = InputParser.firstControlCharacter(content, allowingTab: false) { throw reject(c) }
             guard pending != nil else {
                 throw reject("option line without a URL before it")
             }
+            // An option of the URL pending before this call refuses that URL too.
+            if mark.pendingLine != nil && pending?.line == mark.pendingLine { mark.refusedPending = true }
+            if let c = InputParser.firstControlCharacter(content, allowingTab: false) { throw reject(c) }
             // In place: a copy of the options here, per line, made parsing quadratic.
             if let reason = InputOptionLine.apply(String(decoding: content, as: UTF8.self), to: &pending!.options) {
                 throw reject(reason)
             }
+            mark.refusedPending = false
             return nil
         }
 

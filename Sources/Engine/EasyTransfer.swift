@@ -161,7 +161,14 @@ final class EasyTransfer {
         } else {
             lines += ResumeDecision.requestHeaders(for: request.stored)
         }
-        for line in lines { headerList = curl_slist_append(headerList, line) }
+        // curl_slist_append walks the whole list per call: appended at a kept
+        // tail instead, so 200,000 `header=` lines cost linear time.
+        var tail: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let node = curl_slist_append(nil, line) else { continue }
+            if let tail { tail.pointee.next = node } else { headerList = node }
+            tail = node
+        }
         if let headerList { set(ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)) }
         return rc == CURLE_OK ? nil : .badURL(Curl.describe(rc))
     }

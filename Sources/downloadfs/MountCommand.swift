@@ -50,8 +50,10 @@ struct MountCommand: ParsableCommand {
     func validate() throws {
         guard maxActive >= 1 else { throw ValidationError("--max-active must be at least 1") }
         guard maxTries >= 1 else { throw ValidationError("--max-tries must be at least 1") }
-        if let speedLimit, ByteRate.parse(speedLimit) == nil {
-            throw ValidationError("--speed-limit: bad rate \"\(speedLimit)\" (use e.g. 500K, 2M, 1.5MiB)")
+        if let speedLimit {
+            do throws(ByteRateError) { _ = try ByteRate.read(speedLimit) } catch {
+                throw ValidationError("--speed-limit: \(error.message)")
+            }
         }
     }
 

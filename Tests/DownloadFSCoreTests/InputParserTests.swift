@@ -364,7 +364,7 @@ final class InputParserTests: XCTestCase {
     func test_R11_refusedWriteKeepsPendingURLAndItsOptions() throws {
         var parser = InputParser()
         _ = try parser.feed(Array("http://h/a\n out=A\n".utf8))
-        XCTAssertThrowsError(try parser.feed(Array(" out=B\n bogus=1\n".utf8)))
+        XCTAssertThrowsError(try parser.feed(Array(" out=B\nfile:///x\n".utf8)))
         XCTAssertEqual(try parser.finish(), [urlEntry("http://h/a", out: "A", line: 1)])
     }
 
@@ -474,15 +474,46 @@ final class InputParserTests: XCTestCase {
             for bad in refusedWrites {
                 var parser = start
                 // After a partial line, some of these complete it into a good line.
-                guard (try? parser.feed(Array(bad.utf8))) == nil else { continue }
+                let error: InputError
+                do { _ = try parser.feed(Array(bad.utf8)); continue } catch let e { error = e }
                 refused += 1
-                XCTAssertTrue(parser.state == start.state, bad.debugDescription)
+                // R11: a refused option line of the URL pending before the
+                // write refuses that URL too; nothing else changes.
+                var expected = start
+                if error.reason.hasSuffix("is refused with it") { _ = expected.takePending() }
+                XCTAssertTrue(parser.state == expected.state, bad.debugDescription)
                 for continuation in continuations {
-                    XCTAssertEqual(future(parser, continuation), future(start, continuation), bad.debugDescription)
+                    XCTAssertEqual(future(parser, continuation), future(expected, continuation), bad.debugDescription)
                 }
             }
         }
         XCTAssertGreaterThanOrEqual(refused, 25)
+    }
+
+    func test_R11_aRefusedOptionRefusesItsURLFromAnEarlierWrite() throws {
+        var parser = InputParser()
+        XCTAssertEqual(try parser.feed(Array("http://h/a\n header=A: 1\n".utf8)), [])
+        XCTAssertThrowsError(try parser.feed(Array(" bogus=1\n".utf8))) { error in
+            let message = (error as? InputError)?.message ?? ""
+            XCTAssertTrue(message.hasPrefix("line 3: unknown option \"bogus\""), message)
+            XCTAssertTrue(message.hasSuffix("; the URL on line 1 is refused with it"), message)
+        }
+        XCTAssertEqual(try parser.finish(), [], "never added without the options the user gave")
+        // Its URL's later option lines have no URL any more.
+        XCTAssertThrowsError(try parser.feed(Array(" out=x\n".utf8)))
+        // A bad option of a URL from the same write refuses only that write.
+        var same = InputParser()
+        _ = try same.feed(Array("http://h/a\n".utf8))
+        XCTAssertThrowsError(try same.feed(Array("http://h/b\n bogus=1\n".utf8))) { error in
+            XCTAssertFalse((error as? InputError)?.reason.contains("refused with it") ?? true)
+        }
+        XCTAssertEqual(urls(try same.finish()), ["http://h/a"])
+        // At close, a bad final option line refuses its URL too.
+        var closing = InputParser()
+        _ = try closing.feed(Array("http://h/c\n".utf8))
+        _ = try closing.feed(Array(" bogus=2".utf8))
+        XCTAssertThrowsError(try closing.finish())
+        XCTAssertEqual(closing.takePending(), [])
     }
 
     func test_R11_undoLastPutsBackAnAcceptedWriteWhoseEntriesCouldNotBeKept() throws {
@@ -533,7 +564,7 @@ final class InputParserTests: XCTestCase {
             _ = try parser.feed(Array(" header=X-\(i): v\n".utf8))
             expected.append("X-\(i): v")
             if i % 100 == 0 {
-                XCTAssertThrowsError(try parser.feed(Array(" header=Y: 1\n bad\n".utf8)))
+                XCTAssertThrowsError(try parser.feed(Array(" header=Y: 1\nfile:///x\n".utf8)))
             }
         }
         XCTAssertEqual(try parser.finish().first?.options.headers, expected)

@@ -180,6 +180,28 @@ def test_r11_bad_final_line_error_at_close(mount):
     assert mount.task_ids() == []
 
 
+def test_r11_refused_option_refuses_its_url_from_an_earlier_write(mount, faultserver):
+    """R11: a URL whose option line is refused is never added without it."""
+    url = faultserver.add("/optioned.bin", size=1000)
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        write_all(fd, f"{url}\n  header=X-Token: 1\n".encode())
+        expect_errno(errno.EINVAL, os.write, fd, b"  bogus=1\n")
+    finally:
+        os.close(fd)
+    assert mount.task_ids() == []
+    assert "the URL on line 1 is refused with it" in mount.log()
+
+
+def test_r11_good_url_kept_when_the_final_line_is_bad(mount, faultserver):
+    """A URL whose options ended is added even if the final line is refused at close."""
+    url = faultserver.add("/kept.bin", size=1000)
+    fd = os.open(mount.new, os.O_WRONLY)
+    write_all(fd, f"{url}\nfile:///etc/passwd".encode())
+    expect_errno(errno.EINVAL, os.close, fd)
+    assert list(_urls_by_id(mount).values()) == [url]
+
+
 def test_r11_refused_write_does_not_poison_the_handle(mount, faultserver):
     url = faultserver.add("/after.bin", size=1000)
     with opened(mount.new, os.O_RDWR) as fd:
