@@ -39,5 +39,11 @@ let package = Package(
         ]),
 
         .testTarget(name: "DownloadFSCoreTests", dependencies: ["DownloadFSCore"]),
+        .testTarget(name: "CatalogTests", dependencies: [
+            "Catalog", "DownloadFSCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS"]),
     ]
 )

@@ -1,5 +1,6 @@
 import DownloadFSCore
 import Foundation
+import Glibc
 import GRDB
 import Synchronization
 
@@ -25,21 +26,33 @@ public final class Catalog: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         config.busyMode = .timeout(10)
-        do {
-            pool = try DatabasePool(path: path, configuration: config)
-        } catch {
-            throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
-        }
         let migrator = CatalogMigrations.migrator
-        do {
-            // A catalog from a newer downloadfs has columns or meanings this
-            // version does not know; writing to it could lose data.
-            if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+        // A catalog from a newer downloadfs has columns or meanings this
+        // version does not know; writing to it could lose data. Checked
+        // read-only first: opening a pool writes to the file.
+        var size = stat()
+        if stat(path, &size) == 0, size.st_size > 0 {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let superseded: Bool
+            do {
+                superseded = try DatabaseQueue(path: path, configuration: readOnly).read { try migrator.hasBeenSuperseded($0) }
+            } catch {
+                throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
+            }
+            if superseded {
                 throw CatalogError("""
                     the catalog at \(path) was written by a newer version of downloadfs; \
                     mount it with that version, or use another --state-dir
                     """)
             }
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
+        }
+        do {
             try migrator.migrate(pool)
         } catch let error as CatalogError {
             throw error

@@ -8,7 +8,9 @@
 public struct TaskIndex: Sendable {
     public private(set) var tasks: [Int64: DownloadTask] = [:]
     private var names: [String: Int64] = [:]
-    private var urls: [String: Int64] = [:]
+    /// Normalised URL → the tasks not failed that have it. Usually one; two
+    /// when a failed task was added again and then the old one resumed.
+    private var urls: [String: Set<Int64>] = [:]
     /// Waiting for a slot.
     public private(set) var queued: Set<Int64> = []
     /// Holding a slot (`downloading` or `verifying`).
@@ -28,7 +30,7 @@ public struct TaskIndex: Sendable {
         let id = task.taskID
         tasks[id] = task
         names[task.name] = id
-        if task.state != .failed { urls[task.normalizedURL] = id }
+        if task.state != .failed { urls[task.normalizedURL, default: []].insert(id) }
         switch task.state {
         case .queued: queued.insert(id)
         case .downloading, .verifying: running.insert(id)
@@ -40,7 +42,9 @@ public struct TaskIndex: Sendable {
     public mutating func remove(_ id: Int64) {
         guard let old = tasks.removeValue(forKey: id) else { return }
         if names[old.name] == id { names[old.name] = nil }
-        if urls[old.normalizedURL] == id { urls[old.normalizedURL] = nil }
+        if urls[old.normalizedURL]?.remove(id) != nil, urls[old.normalizedURL]?.isEmpty == true {
+            urls[old.normalizedURL] = nil
+        }
         queued.remove(id)
         running.remove(id)
         retrying.remove(id)
@@ -52,8 +56,9 @@ public struct TaskIndex: Sendable {
 
     public func isNameTaken(_ name: String) -> Bool { names[name] != nil }
 
-    /// The task, in any state but failed, that has this normalised URL (R13).
-    public func id(forURL normalizedURL: String) -> Int64? { urls[normalizedURL] }
+    /// The task, in any state but failed, that has this normalised URL (R13);
+    /// the oldest when several have it.
+    public func id(forURL normalizedURL: String) -> Int64? { urls[normalizedURL]?.min() }
 
     /// Queued, running and retrying tasks: what scheduling and limits look at.
     public var inFlight: [DownloadTask] {

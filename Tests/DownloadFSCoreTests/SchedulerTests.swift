@@ -98,4 +98,50 @@ final class SchedulerTests: XCTestCase {
     func test_R30_topOfEmptyLine() {
         XCTAssertEqual(Scheduler.topPosition(in: []), 0)
     }
+
+    // MARK: firstInLine: the head of the waiting line without sorting it
+
+    /// The line order stated independently: position, then id.
+    private func sortedLine(_ tasks: [SchedulableTask]) -> [SchedulableTask] {
+        tasks.sorted { ($0.position, $0.id) < ($1.position, $1.id) }
+    }
+
+    func test_R16_firstInLineEqualsSortingThenTakingThePrefix() {
+        var random = SeededGenerator.fromEnvironment()
+        for round in 0..<2_000 {
+            let size = Int.random(in: 0...40, using: &random)
+            // Few distinct positions, so ties are common; ids are unique.
+            let ids = Array(Int64(1)...Int64(max(size, 1)) * 3).shuffled(using: &random).prefix(size)
+            let spread = Int64.random(in: 1...8, using: &random)
+            let line = ids.map { id in
+                SchedulableTask(id: id, state: .queued, position: Int64.random(in: -spread...spread, using: &random))
+            }
+            let count = Int.random(in: 0...(size + 3), using: &random)
+            let expected = Array(sortedLine(line).prefix(count))
+            let got = Scheduler.firstInLine(line, count: count)
+            guard got == expected else {
+                XCTFail("round \(round), \(random), count \(count): \(got.map(\.id)) != \(expected.map(\.id))")
+                return
+            }
+        }
+    }
+
+    func test_R16_firstInLineOfCountZeroOrLessIsEmpty() {
+        let line = (1...5).map { SchedulableTask(id: $0, state: .queued, position: $0) }
+        XCTAssertEqual(Scheduler.firstInLine(line, count: 0), [])
+        XCTAssertEqual(Scheduler.firstInLine(line, count: -3), [])
+        XCTAssertEqual(Scheduler.firstInLine([], count: 4), [])
+    }
+
+    func test_R16_firstInLineBreaksTiesByID() {
+        let line = [Int64(9), 4, 7, 1, 8].map { SchedulableTask(id: $0, state: .queued, position: 3) }
+        XCTAssertEqual(Scheduler.firstInLine(line, count: 3).map(\.id), [1, 4, 7])
+        XCTAssertEqual(Scheduler.firstInLine(line, count: 10).map(\.id), [1, 4, 7, 8, 9])
+    }
+
+    func test_R30_firstInLineHonoursExtremePositions() {
+        let line = [SchedulableTask(id: 1, state: .queued, position: .max), SchedulableTask(id: 2, state: .queued, position: 0),
+                    SchedulableTask(id: 3, state: .queued, position: .min), SchedulableTask(id: 4, state: .queued, position: .min)]
+        XCTAssertEqual(Scheduler.firstInLine(line, count: 3).map(\.id), [3, 4, 2])
+    }
 }

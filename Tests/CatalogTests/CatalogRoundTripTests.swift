@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import Catalog
+import DownloadFSCore
+
+/// A task comes back from the catalog as it went in (R50: a remount carries
+/// every task on), and only its stored fields are stored.
+final class CatalogRoundTripTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var path: String { directory.path("catalog.sqlite") }
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDownWithError() throws { try directory.remove() }
+
+    /// A task with every field set, in memory too; dates on whole milliseconds (what the catalog keeps).
+    private func everyFieldSet() -> DownloadTask {
+        let options = TaskOptions(
+            out: "Ünïcode out \"name\".iso",
+            headers: ["Authorization: Bearer a\"b\\c", "X-Ünicode: é ✓", "Cookie: a=b; c=d", "X-Empty:"],
+            checksum: Checksum(algorithm: .sha256, hex: String(repeating: "0123456789abcdef", count: 4)),
+            maxDownloadLimit: 1_048_576)
+        var task = DownloadTask(url: "https://user:secret@Example.org:443/a%20b/ü.iso?x=1&y=2#frag",
+                                normalizedURL: "https://user:secret@example.org/a%20b/ü.iso?x=1&y=2",
+                                options: options, name: "Ünïcode out \"name\".iso",
+                                addedAt: Date(timeIntervalSince1970: 1_800_000_000.25), position: .min)
+        task.id = 42
+        task.state = .retrying
+        task.downloaded = 1 << 40 + 3
+        task.total = 1 << 41
+        task.attempts = 7
+        task.failuresWithoutData = 2
+        task.error = "HTTP 503 Service Unavailable; retrying in 4 s"
+        task.completedAt = Date(timeIntervalSince1970: 1_800_000_100.5)
+        task.etag = "W/\"abc\""
+        task.lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
+        task.contentType = "application/x-iso9660-image"
+        task.finalURL = "https://mirror.example.org/ü.iso"
+        task.speedLimit = 524_288
+        task.retryAt = Date(timeIntervalSince1970: 1_800_000_200.75)
+        task.serial = 9
+        task.transferring = true
+        task.stopping = .pause
+        task.startedAt = 123.5
+        return task
+    }
+
+    private func columns() throws -> Set<String> {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in Set(try db.columns(in: "task").map(\.name)) }
+    }
+
+    func test_R50_aTaskWithEveryFieldSetSurvivesCommitAndLoad() throws {
+        let task = everyFieldSet()
+        var batch = CatalogBatch()
+        batch.inserts = [task]
+        try Catalog(path: path).commit(batch)
+
+        let loaded = try Catalog(path: path).loadTasks()
+        XCTAssertEqual(loaded.count, 1)
+        let back = try XCTUnwrap(loaded.first)
+        XCTAssertFalse(back.differsInCatalog(from: task), "\(back)\n!=\n\(task)")
+        XCTAssertEqual(back.options, task.options)
+        XCTAssertEqual(back.addedAt, task.addedAt)
+        XCTAssertEqual(back.retryAt, task.retryAt)
+        XCTAssertEqual(back.position, .min)
+    }
+
+    func test_theInMemoryFieldsAreNotStored() throws {
+        var batch = CatalogBatch()
+        batch.inserts = [everyFieldSet()]
+        try Catalog(path: path).commit(batch)
+
+        let back = try XCTUnwrap(try Catalog(path: path).loadTasks().first)
+        XCTAssertEqual(back.serial, 0)
+        XCTAssertFalse(back.transferring)
+        XCTAssertNil(back.stopping)
+        XCTAssertNil(back.startedAt)
+        let stored: Set<String> = ["id", "url", "normalizedURL", "options", "name", "state", "downloaded", "total",
+                                   "attempts", "failuresWithoutData", "error", "addedAt", "completedAt", "position",
+                                   "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt"]
+        XCTAssertEqual(try columns(), stored)
+    }
+
+    func test_R50_anUpdatedTaskSurvivesCommitAndLoad() throws {
+        let catalog = try Catalog(path: path)
+        var batch = CatalogBatch()
+        batch.inserts = [TestTask.make(42)]
+        try catalog.commit(batch)
+
+        let task = everyFieldSet()
+        batch = CatalogBatch()
+        batch.updates = [task]
+        try catalog.commit(batch)
+        let back = try XCTUnwrap(try catalog.loadTasks().first)
+        XCTAssertFalse(back.differsInCatalog(from: task), "\(back)\n!=\n\(task)")
+    }
+
+    func test_R50_unsetOptionalsComeBackUnset() throws {
+        var task = TestTask.make(1)
+        task.options = TaskOptions(headers: [])
+        var batch = CatalogBatch()
+        batch.inserts = [task]
+        try Catalog(path: path).commit(batch)
+        let back = try XCTUnwrap(try Catalog(path: path).loadTasks().first)
+        XCTAssertEqual(back, task)
+        XCTAssertNil(back.total)
+        XCTAssertNil(back.options.out)
+        XCTAssertNil(back.options.checksum)
+        XCTAssertNil(back.options.maxDownloadLimit)
+    }
+
+    func test_R15_everyStateSurvivesCommitAndLoad() throws {
+        let catalog = try Catalog(path: path)
+        var batch = CatalogBatch()
+        batch.inserts = TaskState.allCases.enumerated().map { TestTask.make(Int64($0.offset + 1), state: $0.element) }
+        try catalog.commit(batch)
+        XCTAssertEqual(try catalog.loadTasks().map(\.state), TaskState.allCases)
+    }
+
+    func test_datesKeepMillisecondPrecision() throws {
+        var task = TestTask.make(1)
+        task.addedAt = Date(timeIntervalSince1970: 1_800_000_000.123_456)
+        var batch = CatalogBatch()
+        batch.inserts = [task]
+        try Catalog(path: path).commit(batch)
+        let back = try XCTUnwrap(try Catalog(path: path).loadTasks().first)
+        XCTAssertEqual(back.addedAt.timeIntervalSince1970, task.addedAt.timeIntervalSince1970, accuracy: 0.001)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import XCTest
+@testable import DownloadFSCore
+
+/// `TaskIndex`: every index (names R17, URLs R13, scheduling sets R16) stays in
+/// step with the tasks through `put` and `remove`.
+final class TaskIndexTests: XCTestCase {
+    private let added = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func task(_ id: Int64, name: String? = nil, url: String? = nil, state: TaskState = .queued) -> DownloadTask {
+        let url = url ?? "https://example.org/\(id)"
+        var task = DownloadTask(url: url, normalizedURL: url, options: TaskOptions(), name: name ?? "file-\(id)",
+                                addedAt: added, position: id)
+        task.id = id
+        task.state = state
+        return task
+    }
+
+    /// The ids of the scheduling sets, to compare in one assertion.
+    private func sets(_ index: TaskIndex) -> [Set<Int64>] {
+        [index.queued, index.running, index.retrying]
+    }
+
+    func test_putIndexesTheNameTheURLAndTheState() {
+        var index = TaskIndex()
+        index.put(task(1, name: "a.iso", url: "https://h/a.iso"))
+        XCTAssertEqual(index.count, 1)
+        XCTAssertEqual(index[1]?.name, "a.iso")
+        XCTAssertEqual(index.task(named: "a.iso")?.id, 1)
+        XCTAssertTrue(index.isNameTaken("a.iso"))
+        XCTAssertFalse(index.isNameTaken("b.iso"))
+        XCTAssertEqual(index.id(forURL: "https://h/a.iso"), 1)
+        XCTAssertNil(index.id(forURL: "https://h/b.iso"))
+        XCTAssertEqual(sets(index), [[1], [], []])
+    }
+
+    func test_R16_eachStateLandsInItsSchedulingSet() {
+        let expected: [TaskState: [Set<Int64>]] = [
+            .queued: [[1], [], []], .downloading: [[], [1], []], .verifying: [[], [1], []],
+            .retrying: [[], [], [1]], .paused: [[], [], []], .completed: [[], [], []], .failed: [[], [], []],
+        ]
+        for state in TaskState.allCases {
+            var index = TaskIndex()
+            index.put(task(1, state: state))
+            XCTAssertEqual(sets(index), expected[state], "\(state)")
+            XCTAssertEqual(index.inFlight.map(\.id), state.isInFlight ? [1] : [], "\(state)")
+        }
+    }
+
+    func test_replacingMovesTheTaskFromSetToSet() {
+        var index = TaskIndex()
+        let path: [(TaskState, [Set<Int64>])] = [
+            (.queued, [[7], [], []]), (.downloading, [[], [7], []]), (.retrying, [[], [], [7]]),
+            (.downloading, [[], [7], []]), (.verifying, [[], [7], []]), (.queued, [[7], [], []]),
+            (.paused, [[], [], []]), (.queued, [[7], [], []]), (.failed, [[], [], []]), (.completed, [[], [], []]),
+        ]
+        for (state, expected) in path {
+            index.put(task(7, state: state))
+            XCTAssertEqual(sets(index), expected, "after \(state)")
+            XCTAssertEqual(index.count, 1, "after \(state)")
+        }
+    }
+
+    func test_R13_aFailedTaskIsNotFoundByItsURL() {
+        var index = TaskIndex()
+        index.put(task(1, url: "https://h/x", state: .failed))
+        XCTAssertNil(index.id(forURL: "https://h/x"))
+        XCTAssertEqual(index.task(named: "file-1")?.id, 1, "a failed task keeps its name")
+    }
+
+    func test_R13_failingFreesTheURLAndResumingTakesItBack() {
+        var index = TaskIndex()
+        index.put(task(1, url: "https://h/x", state: .downloading))
+        XCTAssertEqual(index.id(forURL: "https://h/x"), 1)
+        index.put(task(1, url: "https://h/x", state: .failed))
+        XCTAssertNil(index.id(forURL: "https://h/x"))
+        index.put(task(1, url: "https://h/x", state: .queued))
+        XCTAssertEqual(index.id(forURL: "https://h/x"), 1)
+    }
+
+    func test_R13_removingAFailedTaskKeepsTheURLOfTheTaskAddedAfterIt() {
+        var index = TaskIndex()
+        index.put(task(1, url: "https://h/x", state: .failed))
+        index.put(task(2, url: "https://h/x", state: .queued))
+        XCTAssertEqual(index.id(forURL: "https://h/x"), 2)
+        index.remove(1)
+        XCTAssertEqual(index.id(forURL: "https://h/x"), 2)
+        index.put(task(1, url: "https://h/x", state: .failed))
+        XCTAssertEqual(index.id(forURL: "https://h/x"), 2, "putting the failed task back does not take the URL")
+    }
+
+    /// `resume` of a failed task is allowed while a task added after it has
+    /// the same URL (R13 only dedupes adding), so two tasks not failed can
+    /// share a URL. Cancelling one must leave the other found by that URL,
+    /// or the next `add` of it downloads the URL a second time (R13).
+    func test_R13_theURLStaysFoundWhileAnyTaskNotFailedHasIt() {
+        var index = TaskIndex()
+        index.put(task(1, url: "https://h/x", state: .failed))
+        index.put(task(2, url: "https://h/x", state: .queued))
+        index.put(task(1, url: "https://h/x", state: .queued))  // resume
+        index.remove(1)  // cancel
+        XCTAssertEqual(index.id(forURL: "https://h/x"), 2, "task 2 is queued with this URL")
+    }
+
+    func test_R17_renameFreesTheOldName() {
+        var index = TaskIndex()
+        index.put(task(1, name: "old.iso"))
+        index.put(task(1, name: "new.iso"))
+        XCTAssertFalse(index.isNameTaken("old.iso"))
+        XCTAssertNil(index.task(named: "old.iso"))
+        XCTAssertEqual(index.task(named: "new.iso")?.id, 1)
+        XCTAssertEqual(index.count, 1)
+        index.put(task(2, name: "old.iso"))
+        XCTAssertEqual(index.task(named: "old.iso")?.id, 2, "the freed name can be reserved again")
+        XCTAssertEqual(index.task(named: "new.iso")?.id, 1)
+    }
+
+    func test_removeForgetsEveryIndexEntry() {
+        var index = TaskIndex()
+        index.put(task(1, name: "a", url: "https://h/a", state: .downloading))
+        index.put(task(2, name: "b", url: "https://h/b", state: .retrying))
+        index.remove(1)
+        XCTAssertNil(index[1])
+        XCTAssertFalse(index.isNameTaken("a"))
+        XCTAssertNil(index.id(forURL: "https://h/a"))
+        XCTAssertEqual(sets(index), [[], [], [2]])
+        XCTAssertEqual(index.sortedIDs, [2])
+        index.remove(1)
+        index.remove(99)
+        XCTAssertEqual(index.sortedIDs, [2], "removing an unknown id changes nothing")
+        XCTAssertEqual(index.task(named: "b")?.id, 2)
+    }
+
+    func test_sortedIDsAreLowestFirst() {
+        var index = TaskIndex()
+        for id: Int64 in [5, 1, 9, 3] { index.put(task(id)) }
+        XCTAssertEqual(index.sortedIDs, [1, 3, 5, 9])
+    }
+
+    /// Random puts (new tasks, renames, moves, state changes) and removes,
+    /// within the callers' invariants (names unique among tasks, R17; one task
+    /// not failed per URL, R13), each step checked against a brute-force scan.
+    func test_randomPutsAndRemovesAgreeWithAScanOfEveryTask() {
+        var random = SeededGenerator.fromEnvironment()
+        let names = (0..<60).map { "name-\($0)" }
+        let urls = (0..<20).map { "https://h/\($0)" }
+        let ids = Array(Int64(1)...45)
+        var index = TaskIndex()
+        var model: [Int64: DownloadTask] = [:]
+        for step in 0..<5_000 {
+            let id = Int64.random(in: 1...40, using: &random)
+            if Int.random(in: 0..<10, using: &random) < 6 {
+                let old = model[id]
+                var next = old ?? task(id)
+                if old == nil || Int.random(in: 0..<10, using: &random) < 7 {
+                    let free = names.filter { name in !model.values.contains { $0.name == name && $0.id != id } }
+                    if let name = free.randomElement(using: &random) { next.name = name }
+                }
+                if old == nil || Bool.random(using: &random) {
+                    next.normalizedURL = urls.randomElement(using: &random)!
+                    next.url = next.normalizedURL
+                }
+                next.state = TaskState.allCases.randomElement(using: &random)!
+                let urlHeld = model.values.contains {
+                    $0.id != id && $0.normalizedURL == next.normalizedURL && $0.state != .failed
+                }
+                if urlHeld { next.state = .failed }
+                // A name already held by another task is kept only if nothing else was free.
+                guard !model.values.contains(where: { $0.name == next.name && $0.id != id }) else { continue }
+                index.put(next)
+                model[id] = next
+            } else {
+                let gone = Int64.random(in: 1...45, using: &random)
+                index.remove(gone)
+                model[gone] = nil
+            }
+            var wrong: [String] = []
+            if index.sortedIDs != model.keys.sorted() { wrong.append("ids \(index.sortedIDs) != \(model.keys.sorted())") }
+            if index.count != model.count { wrong.append("count \(index.count) != \(model.count)") }
+            for id in ids where index[id] != model[id] { wrong.append("task \(id)") }
+            for name in names {
+                let expected = model.values.first { $0.name == name }?.id
+                if index.task(named: name)?.id != expected { wrong.append("task(named: \(name)) != \(String(describing: expected))") }
+                if index.isNameTaken(name) != (expected != nil) { wrong.append("isNameTaken(\(name))") }
+            }
+            for url in urls {
+                let expected = model.values.first { $0.normalizedURL == url && $0.state != .failed }?.id
+                if index.id(forURL: url) != expected { wrong.append("id(forURL: \(url)) != \(String(describing: expected))") }
+            }
+            func idsWhere(_ include: (TaskState) -> Bool) -> Set<Int64> { Set(model.values.filter { include($0.state) }.map(\.taskID)) }
+            if index.queued != idsWhere({ $0 == .queued }) { wrong.append("queued") }
+            if index.running != idsWhere(\.isRunning) { wrong.append("running") }
+            if index.retrying != idsWhere({ $0 == .retrying }) { wrong.append("retrying") }
+            if Set(index.inFlight.map(\.taskID)) != idsWhere(\.isInFlight) { wrong.append("inFlight") }
+            if index.inFlight.count != Set(index.inFlight.map(\.taskID)).count { wrong.append("inFlight has duplicates") }
+            guard wrong.isEmpty else {
+                XCTFail("step \(step), \(random): \(wrong.joined(separator: "; "))")
+                return
+            }
+        }
+    }
+}

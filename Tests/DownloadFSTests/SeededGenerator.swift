@@ -1,0 +1,34 @@
+import Foundation
+
+/// A reproducible random number generator for randomised tests (SplitMix64).
+///
+/// Each run draws a fresh seed, so runs explore different cases; every
+/// failure message carries `description`, and setting
+/// `DOWNLOADFS_TEST_SEED` to the seed it names replays that run exactly.
+struct SeededGenerator: RandomNumberGenerator, CustomStringConvertible {
+    let seed: UInt64
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        self.seed = seed
+        self.state = seed
+    }
+
+    /// The seed from `DOWNLOADFS_TEST_SEED` if set, else a random one.
+    static func fromEnvironment() -> SeededGenerator {
+        if let text = ProcessInfo.processInfo.environment["DOWNLOADFS_TEST_SEED"], let seed = UInt64(text) {
+            return SeededGenerator(seed: seed)
+        }
+        return SeededGenerator(seed: UInt64.random(in: .min ... .max))
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    var description: String { "seed \(seed) (replay with DOWNLOADFS_TEST_SEED=\(seed))" }
+}
