@@ -17,6 +17,7 @@ let package = Package(
         .target(name: "CFuse", linkerSettings: [.linkedLibrary("fuse3")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "CLinux"),
 
         // The pure core: no I/O, exhaustively unit-tested.
         .target(name: "DownloadFSCore"),
@@ -29,7 +30,7 @@ let package = Package(
         .target(name: "Engine", dependencies: ["CCurl", "CDigest", "DownloadFSCore"]),
         .target(name: "FuseKit", dependencies: ["CFuse"]),
         .target(name: "DownloadFS", dependencies: [
-            "DownloadFSCore", "Catalog", "Engine", "FuseKit",
+            "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "downloadfs", dependencies: [

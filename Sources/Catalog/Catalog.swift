@@ -66,37 +66,9 @@ public final class Catalog: Sendable {
         and finished files stay in the state dir's files/
         """
 
-    public func loadTasks() throws(CatalogError) -> [TaskRecord] {
-        do { return try pool.read { try TaskRecord.order(Column("id")).fetchAll($0) } }
+    public func loadTasks() throws(CatalogError) -> [DownloadTask] {
+        do { return try pool.read { try DownloadTask.order(Column("id")).fetchAll($0) } }
         catch { throw CatalogError("load tasks", error) }
-    }
-
-    /// Inserts new tasks in one transaction and returns them with their ids.
-    public func insert(_ records: [TaskRecord], events: (TaskRecord) -> String) throws(CatalogError) -> [TaskRecord] {
-        do {
-            return try pool.write { db in
-                var stored: [TaskRecord] = []
-                for var record in records {
-                    try record.insert(db)
-                    var event = EventRecord(taskID: record.id, at: record.addedAt, message: events(record))
-                    try event.insert(db)
-                    stored.append(record)
-                }
-                try trimIfDue(stored.map { EventRecord(taskID: $0.id, at: $0.addedAt, message: "") }, db)
-                return stored
-            }
-        } catch { throw CatalogError("add tasks", error) }
-    }
-
-    /// Saves changed tasks, and optional log lines, in one transaction.
-    public func save(_ records: [TaskRecord], events: [EventRecord] = []) throws(CatalogError) {
-        do {
-            try pool.write { db in
-                for record in records { try record.update(db) }
-                for var event in events { try event.insert(db) }
-                try trimIfDue(events, db)
-            }
-        } catch { throw CatalogError("save tasks", error) }
     }
 
     /// Commits one turn of the loop in one transaction: rows first, then the
@@ -124,24 +96,6 @@ public final class Catalog: Sendable {
                 return max(sequence, highest)
             }
         } catch { throw CatalogError("read the task ids", error) }
-    }
-
-    public func delete(_ id: Int64) throws(CatalogError) {
-        do {
-            // The task's log lines go with it (ON DELETE CASCADE, v2).
-            _ = try pool.write { db in try TaskRecord.deleteOne(db, key: id) }
-        } catch { throw CatalogError("delete task \(id)", error) }
-    }
-
-    public func append(_ event: EventRecord) throws(CatalogError) {
-        do {
-            try pool.write { db in
-                var e = event
-                try e.insert(db)
-                try trimIfDue([event], db)
-            }
-        }
-        catch { throw CatalogError("write the log", error) }
     }
 
     /// Lines of one log that are kept and shown: older ones are dropped on mount.

@@ -10,6 +10,3 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
         id = inserted.rowID
     }
 }
-
-/// The name the daemon used before tasks moved into the core.
-public typealias TaskRecord = DownloadTask

@@ -48,7 +48,7 @@ public enum Daemon {
         let catalog: Catalog
         do { catalog = try Catalog(path: state.catalog) } catch { throw DaemonError(error.message) }
         let log = EventLog(catalog: catalog, logger: logger)
-        let controller = DownloadController(state: state, catalog: catalog, log: log, configuration: configuration)
+        let controller = TaskLoop(state: state, catalog: catalog, log: log, configuration: configuration)
         try controller.load()
 
         let filesystem = DownloadFileSystem(controller: controller)

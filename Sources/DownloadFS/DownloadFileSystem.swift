@@ -10,7 +10,7 @@ import Synchronization
 /// operation on a `NodeID` to a read of the task table or a call on the
 /// controller. Errors become errno here and nowhere else.
 final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
-    private let controller: DownloadController
+    private let controller: TaskLoop
     private let state: StateDirectory
     private let uid = getuid()
     private let gid = getgid()
@@ -20,7 +20,7 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
 
     private var table: TaskTable { controller.table }
 
-    init(controller: DownloadController) {
+    init(controller: TaskLoop) {
         self.controller = controller
         self.state = controller.state
         var now = timespec()
@@ -112,7 +112,7 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
     }
 
     /// R40: the server's Last-Modified, else the completion time.
-    private func finishedTime(_ record: TaskRecord) -> Date? {
+    private func finishedTime(_ record: DownloadTask) -> Date? {
         record.lastModified.flatMap(HeaderValue.httpDate) ?? record.completedAt
     }
 
@@ -509,7 +509,7 @@ final class DownloadFileSystem: FileSystemOperations, @unchecked Sendable {
 
     private static let xattrNames = ["user.xdg.origin.url", "user.mime_type"]
 
-    private func completedRecord(_ inode: UInt64) throws(Errno) -> TaskRecord? {
+    private func completedRecord(_ inode: UInt64) throws(Errno) -> DownloadTask? {
         switch NodeID(inode: inode) {
         case .finished(let id), .taskData(let id):
             let entry = try task(id)

@@ -6,8 +6,13 @@ import Synchronization
 
 /// The daemon log (root `log`) and the per-task logs (`queue/<id>/log`).
 ///
-/// Lines are stored in the catalog so they survive remounts; the newest
-/// daemon lines are also kept in memory so reading `log` is cheap.
+/// Lines are stored in the catalog so they survive remounts. The loop
+/// commits task lines in the same transaction as the change they describe;
+/// daemon lines written from elsewhere (a refused write on a FUSE thread) are
+/// queued here and committed with the loop's next batch. The newest daemon
+/// lines are also kept in memory so reading `log` is cheap. Every line also
+/// goes to the logger (stderr, or STATE/daemon.log in the background), so a
+/// line the catalog could not store is still seen.
 final class EventLog: Sendable {
     /// The newest daemon lines, each ending in a newline, and their total
     /// size, so `getattr` of `log` (every `ls -l`) costs nothing per line.
@@ -35,14 +40,20 @@ final class EventLog: Sendable {
 
     private let catalog: Catalog
     private let recent = Mutex(Recent())
+    /// Daemon lines not yet committed, and what to call when there are some.
+    private let pending = Mutex<(lines: [EventRecord], wake: (@Sendable () -> Void)?)>(([], nil))
     private let logger: Logger
     fileprivate static let keep = Catalog.daemonLogLines
 
     init(catalog: Catalog, logger: Logger) {
         self.catalog = catalog
         self.logger = logger
-        let stored = (try? catalog.events(taskID: nil, limit: Self.keep)) ?? []
-        recent.withLock { r in for event in stored { r.append(Self.line(event)) } }
+        do {
+            let stored = try catalog.events(taskID: nil, limit: Self.keep)
+            recent.withLock { r in for event in stored { r.append(Self.line(event)) } }
+        } catch {
+            logger.error("\(error.message)")
+        }
     }
 
     /// One log line, with its newline.
@@ -50,18 +61,52 @@ final class EventLog: Sendable {
         Units.timestamp(event.at) + " " + event.message + "\n"
     }
 
-    /// A line in the daemon log (and on stderr for `--foreground`).
-    func daemon(_ message: String, level: Logger.Level = .info) {
-        let event = EventRecord(taskID: nil, at: Date(), message: message)
-        try? catalog.append(event)
-        recent.withLock { $0.append(Self.line(event)) }
-        logger.log(level: level, "\(message)")
+    /// From now on queued daemon lines are committed by the loop, which
+    /// `wake` tells that there are some.
+    func deliver(to wake: @escaping @Sendable () -> Void) {
+        pending.withLock { $0.wake = wake }
     }
 
-    /// A line in one task's log.
-    func task(_ id: Int64, _ message: String) {
-        try? catalog.append(EventRecord(taskID: id, at: Date(), message: message))
-        logger.debug("task \(id): \(message)")
+    /// A line in the daemon log, from any thread: shown at once, committed
+    /// with the loop's next batch (or at once before the loop runs).
+    func daemon(_ message: String, level: Logger.Level = .info) {
+        let event = EventRecord(taskID: nil, at: Date(), message: message)
+        show(event, level: level)
+        let wake = pending.withLock { p -> (@Sendable () -> Void)? in
+            if p.wake != nil { p.lines.append(event) }
+            return p.wake
+        }
+        if let wake { wake() } else { store([event]) }
+    }
+
+    /// Shows a line the loop commits itself (in its batch).
+    func show(_ event: EventRecord, level: Logger.Level = .info) {
+        if event.taskID == nil {
+            recent.withLock { $0.append(Self.line(event)) }
+            logger.log(level: level, "\(event.message)")
+        } else {
+            logger.debug("task \(event.taskID!): \(event.message)")
+        }
+    }
+
+    /// Daemon lines waiting for a batch (the loop takes them each turn).
+    func takePending() -> [EventRecord] {
+        pending.withLock { p in
+            defer { p.lines.removeAll() }
+            return p.lines
+        }
+    }
+
+    /// Stores lines now; a failure is reported, never dropped silently.
+    func store(_ events: [EventRecord]) {
+        var batch = CatalogBatch()
+        batch.events = events
+        do { try catalog.commit(batch) } catch { lost(events.count, error) }
+    }
+
+    /// Lines the catalog refused: they were shown and logged, say they are not stored.
+    func lost(_ count: Int, _ error: CatalogError) {
+        logger.error("\(count) log line(s) not stored: \(error.message)")
     }
 
     func daemonText() -> String {
@@ -74,6 +119,9 @@ final class EventLog: Sendable {
     }
 
     func taskText(_ id: Int64) -> String {
-        ((try? catalog.events(taskID: id)) ?? []).map(Self.line).joined()
+        do { return try catalog.events(taskID: id).map(Self.line).joined() } catch {
+            logger.error("\(error.message)")
+            return ""
+        }
     }
 }

@@ -72,7 +72,9 @@ final class CatalogMigrationTests: XCTestCase {
         XCTAssertEqual(try catalog.events(taskID: 1).map(\.message), ["kept: the task's"])
         XCTAssertEqual(try catalog.events(taskID: nil).map(\.message), ["kept: the daemon's"])
         XCTAssertEqual(try catalog.events(taskID: 99).map(\.message), [])
-        try catalog.delete(1)
+        var batch = CatalogBatch()
+        batch.deletes = [1]
+        try catalog.commit(batch)
         XCTAssertEqual(try withDatabase { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM event WHERE taskID = 1") }, 0,
                        "after the upgrade a task's lines go with it")
     }

@@ -1,0 +1,12 @@
+// CLinux: Linux calls Swift's Glibc module does not export.
+//
+// Glibc declares renameat2 only under _GNU_SOURCE, which Swift's module map
+// does not set; this shim sets it and exports a plain, prefixed function.
+#ifndef CLINUX_H
+#define CLINUX_H
+
+/// rename(2) that fails with EEXIST instead of replacing `to`
+/// (renameat2 with RENAME_NOREPLACE). Returns 0, or -1 with errno set.
+int clinux_rename_noreplace(const char *from, const char *to);
+
+#endif

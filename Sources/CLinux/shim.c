@@ -1,0 +1,8 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include "CLinux.h"
+
+int clinux_rename_noreplace(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
