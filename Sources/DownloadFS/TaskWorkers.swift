@@ -9,7 +9,6 @@ import Glibc
 /// Many small files then finish together and share one commit.
 final class TaskWorkers: Sendable {
     private let state: StateDirectory
-    private let queue = DispatchQueue(label: "downloadfs.workers", attributes: .concurrent)
     private let pending = DispatchGroup()
 
     init(state: StateDirectory) { self.state = state }
@@ -56,9 +55,12 @@ final class TaskWorkers: Sendable {
         }
     }
 
+    /// Each job on a queue of its own, which targets the overcommitting
+    /// global queue: a job blocked on the disk never holds up the next one
+    /// (a custom concurrent queue runs only as many as there are cores).
     private func run(_ work: @escaping @Sendable () -> Void) {
         pending.enter()
-        queue.async { [pending] in
+        DispatchQueue(label: "downloadfs.worker").async { [pending] in
             work()
             pending.leave()
         }
