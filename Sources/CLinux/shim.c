@@ -1,8 +1,11 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include "CLinux.h"
 
 int clinux_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
+
+void clinux_malloc_trim(void) { malloc_trim(0); }

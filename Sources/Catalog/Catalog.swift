@@ -71,6 +71,16 @@ public final class Catalog: Sendable {
         catch { throw CatalogError("load tasks", error) }
     }
 
+    /// Calls `body` with each task, lowest id first, one row at a time.
+    public func forEachTask(_ body: (DownloadTask) throws -> Void) throws(CatalogError) {
+        do {
+            try pool.read { db in
+                let cursor = try DownloadTask.order(Column("id")).fetchCursor(db)
+                while let task = try cursor.next() { try body(task) }
+            }
+        } catch { throw CatalogError("load tasks", error) }
+    }
+
     /// Commits one turn of the loop in one transaction: rows first, then the
     /// log lines (a deleted task's own lines go with it, ON DELETE CASCADE).
     public func commit(_ batch: CatalogBatch) throws(CatalogError) {

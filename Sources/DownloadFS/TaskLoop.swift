@@ -1,3 +1,4 @@
+import CLinux
 import Catalog
 import DownloadFSCore
 import Engine
@@ -72,25 +73,33 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     /// before the mount is up; the loop is not running yet.
     func load() throws(DaemonError) {
         for note in state.secure() { log.daemon(note, level: .warning) }
-        let stored: [DownloadTask]
+        var batch = CatalogBatch()
+        let now = Date()
         do {
-            stored = try catalog.loadTasks()
             nextID = try catalog.highestTaskID() + 1
+            // Row by row: 100,000 tasks never sit in memory twice.
+            try catalog.forEachTask { [self] task in
+                nextPosition = max(nextPosition, task.position + 1)
+                lowestPosition = min(lowestPosition, task.position)
+                let step = (try? machine.apply(.reconcile(dataOnDisk(task)), to: task, now: now)) ?? TaskTransition(task: task)
+                tasks.put(step.task)
+                if step.task.differsInCatalog(from: task) { batch.updates.append(step.task) }
+                batch.events += step.log.map { EventRecord(taskID: task.taskID, at: now, message: $0) }
+            }
+            try catalog.commit(batch)
         } catch { throw DaemonError(error.message) }
-        var batch = LoopBatch()
-        for task in stored {
-            nextPosition = max(nextPosition, task.position + 1)
-            lowestPosition = min(lowestPosition, task.position)
-            tasks.put(task)
-            lives[task.taskID] = LiveProgress(written: task.downloaded)
-            let disk = DataOnDisk(partialSize: fileSize(state.partial(task.taskID)),
-                                  finishedSize: fileSize(state.file(task.name)))
-            apply(.reconcile(disk), to: task.taskID, &batch)
-        }
-        do { try catalog.commit(batch.catalog(from: tasks)) } catch { throw DaemonError(error.message) }
         do { try catalog.trimLogs() } catch { log.daemon(error.message, level: .warning) }
-        for id in batch.touched { publish(id) }
+        table.publishAll(tasks)
         keepOrphanedPartials()
+        // Loading decoded every row: give the garbage back before serving.
+        clinux_malloc_trim()
+    }
+
+    /// What is on disk for a stored task (R50, R51); only what reconciling it needs.
+    private func dataOnDisk(_ task: DownloadTask) -> DataOnDisk {
+        let partial = task.state == .completed ? nil : fileSize(state.partial(task.taskID))
+        let needsFinished = task.state == .completed || (partial == nil && task.downloaded > 0 && task.state.isRunning)
+        return DataOnDisk(partialSize: partial, finishedSize: needsFinished ? fileSize(state.file(task.name)) : nil)
     }
 
     private func fileSize(_ path: String) -> Int64? {
@@ -332,7 +341,6 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             nextID += 1
             nextPosition += 1
             tasks.put(task)
-            lives[task.taskID] = LiveProgress()
             batch.insert(task)
             let shown = URLNormalizer.maskingPassword(task.url)
             batch.events.append(EventRecord(taskID: task.taskID, at: now, message: "added: \(shown)"))
@@ -524,9 +532,9 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     private func publish(_ id: Int64) {
         if let task = tasks[id] {
-            let live = lives[id] ?? LiveProgress(written: task.downloaded)
-            lives[id] = live
-            if !task.transferring { live.written.store(task.downloaded, ordering: .releasing) }
+            // Only tasks that have transferred in this mount have live progress.
+            let live = lives[id]
+            if let live, !task.transferring { live.written.store(task.downloaded, ordering: .releasing) }
             table.publish(task, live: live)
         } else {
             lives[id] = nil
@@ -538,9 +546,12 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private func carryOut(_ effect: TaskEffect, id: Int64, task: DownloadTask) {
         switch effect {
         case .startTransfer(let serial, let stored):
+            let live = lives[id] ?? LiveProgress(written: stored.offset)
+            lives[id] = live
+            table.publish(task, live: live)
             engine?.start(TransferRequest(id: id, url: task.url, headers: task.options.headers, stored: stored,
                                           partialPath: state.partial(id)),
-                          serial: serial, live: lives[id] ?? LiveProgress())
+                          serial: serial, live: live)
         case .stopTransfer:
             engine?.stop(id)
         case .deletePartial:

@@ -40,12 +40,18 @@ final class TaskTable: Sendable {
         state.withLock { $0.index.isNameTaken(name) }
     }
 
-    /// Shows a committed task (the loop only).
-    func publish(_ task: DownloadTask, live: LiveProgress) {
+    /// Shows a committed task (the loop only); `live` for one that has
+    /// transferred in this mount.
+    func publish(_ task: DownloadTask, live: LiveProgress?) {
         state.withLock {
             $0.index.put(task)
             $0.lives[task.taskID] = live
         }
+    }
+
+    /// Shows every task at once (the mount's load).
+    func publishAll(_ index: TaskIndex) {
+        state.withLock { $0.index = index }
     }
 
     /// Forgets a deleted task (the loop only).

@@ -8,9 +8,12 @@
 public struct TaskIndex: Sendable {
     public private(set) var tasks: [Int64: DownloadTask] = [:]
     private var names: [String: Int64] = [:]
-    /// Normalised URL → the tasks not failed that have it. Usually one; two
-    /// when a failed task was added again and then the old one resumed.
-    private var urls: [String: Set<Int64>] = [:]
+    /// Normalised URL → the oldest task not failed that has it.
+    private var urls: [String: Int64] = [:]
+    /// The others, rare: two tasks not failed share a URL when a failed one
+    /// was added again and then the old one resumed. Kept apart so the
+    /// common case costs no set per URL (100,000 tasks).
+    private var sharedURLs: [String: Set<Int64>] = [:]
     /// Waiting for a slot.
     public private(set) var queued: Set<Int64> = []
     /// Holding a slot (`downloading` or `verifying`).
@@ -30,7 +33,15 @@ public struct TaskIndex: Sendable {
         let id = task.taskID
         tasks[id] = task
         names[task.name] = id
-        if task.state != .failed { urls[task.normalizedURL, default: []].insert(id) }
+        if task.state != .failed {
+            let key = task.normalizedURL
+            if let other = urls[key], other != id {
+                sharedURLs[key, default: []].formUnion([other, id])
+                urls[key] = min(other, id)
+            } else {
+                urls[key] = id
+            }
+        }
         switch task.state {
         case .queued: queued.insert(id)
         case .downloading, .verifying: running.insert(id)
@@ -42,8 +53,13 @@ public struct TaskIndex: Sendable {
     public mutating func remove(_ id: Int64) {
         guard let old = tasks.removeValue(forKey: id) else { return }
         if names[old.name] == id { names[old.name] = nil }
-        if urls[old.normalizedURL]?.remove(id) != nil, urls[old.normalizedURL]?.isEmpty == true {
-            urls[old.normalizedURL] = nil
+        let key = old.normalizedURL
+        if var shared = sharedURLs[key] {
+            shared.remove(id)
+            urls[key] = shared.min()
+            sharedURLs[key] = shared.count > 1 ? shared : nil
+        } else if urls[key] == id {
+            urls[key] = nil
         }
         queued.remove(id)
         running.remove(id)
@@ -58,7 +74,7 @@ public struct TaskIndex: Sendable {
 
     /// The task, in any state but failed, that has this normalised URL (R13);
     /// the oldest when several have it.
-    public func id(forURL normalizedURL: String) -> Int64? { urls[normalizedURL]?.min() }
+    public func id(forURL normalizedURL: String) -> Int64? { urls[normalizedURL] }
 
     /// Queued, running and retrying tasks: what scheduling and limits look at.
     public var inFlight: [DownloadTask] {

@@ -9,4 +9,7 @@
 /// (renameat2 with RENAME_NOREPLACE). Returns 0, or -1 with errno set.
 int clinux_rename_noreplace(const char *from, const char *to);
 
+/// malloc_trim(0): gives freed heap memory back to the kernel.
+void clinux_malloc_trim(void);
+
 #endif
