@@ -1,3 +1,4 @@
+import CLinux
 import Catalog
 import Engine
 import Foundation
@@ -27,6 +28,7 @@ public enum Daemon {
         for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, sig) }
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
         signal(SIGPIPE, SIG_IGN)
+        clinux_tune_malloc()
 
         let (fuseOptions, allowNonEmpty) = MountPreflight.takeNonempty(configuration.fuseOptions)
         let mountpoint = try MountPreflight.check(mountpoint: configuration.mountpoint, allowNonEmpty: allowNonEmpty)

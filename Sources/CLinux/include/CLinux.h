@@ -12,4 +12,10 @@ int clinux_rename_noreplace(const char *from, const char *to);
 /// malloc_trim(0): gives freed heap memory back to the kernel.
 void clinux_malloc_trim(void);
 
+/// Tunes glibc's allocator for a long-lived daemon with many threads: two
+/// arenas (each FUSE thread would otherwise grow its own and keep it), and a
+/// fixed 128 KiB mmap threshold, so big transient buffers (a 100,000-row
+/// table, a directory listing) go back to the kernel when freed.
+void clinux_tune_malloc(void);
+
 #endif
