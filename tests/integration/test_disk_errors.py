@@ -8,6 +8,7 @@ import pytest
 
 from support.cli import one_line_message, run_cli
 from support.files import KiB, MiB, sha256_file, sha256_of
+from support.waiting import wait_until
 
 
 @pytest.fixture
@@ -90,4 +91,28 @@ def test_r4_add_on_a_full_disk_fails_says_why_and_prints_no_id(small_tmpfs, make
     [task] = [int(line) for line in result.stdout.split()]
     assert mount.task_ids() == [task]
     mount.wait_state(task, "completed")
+    assert mount.integrity_check() == ["ok"]
+
+
+def test_r54_log_lines_the_catalog_refuses_are_reported_not_dropped(small_tmpfs, make_mount):
+    """Issue 9, item 8: EventLog dropped lines silently when the catalog
+    could not store them. A line is still shown in MOUNT/log and the daemon
+    says on stderr that it could not be stored."""
+    mount = make_mount(state_dir=small_tmpfs / "state")
+    ballast = _fill(small_tmpfs)
+    try:
+        fd = os.open(mount.new, os.O_WRONLY)
+        try:
+            for _ in range(200):  # enough lines to need new catalog pages
+                try:
+                    os.write(fd, b"file:///full-disk-line\n")
+                except OSError as error:
+                    assert error.errno == errno.EINVAL
+        finally:
+            os.close(fd)
+        assert mount.log().count("refused a write") >= 200, "every refusal is shown"
+        wait_until(lambda: "not stored" in mount.output(), 10, "the daemon to report the lines it could not store")
+        assert mount.alive()
+    finally:
+        ballast.unlink()
     assert mount.integrity_check() == ["ok"]

@@ -14,8 +14,9 @@ void clinux_malloc_trim(void);
 
 /// Tunes glibc's allocator for a long-lived daemon with many threads: two
 /// arenas (each FUSE thread would otherwise grow its own and keep it), and a
-/// fixed 128 KiB mmap threshold, so big transient buffers (a 100,000-row
-/// table, a directory listing) go back to the kernel when freed.
+/// fixed 4 MiB mmap threshold, so big transient buffers (a 100,000-row
+/// table) go back to the kernel when freed, while curl's 2 MiB receive
+/// buffers are reused from the heap rather than mapped per transfer.
 void clinux_tune_malloc(void);
 
 #endif
