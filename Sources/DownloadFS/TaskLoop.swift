@@ -26,6 +26,11 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     let table = TaskTable()
     let log: EventLog
     let waits = WaitRegistry()
+    /// Called on the loop thread with a task as FUSE threads saw it before
+    /// and after each change they are shown (nil: not there); the
+    /// filesystem tells the kernel what that made stale (R7). Set once,
+    /// before the loop starts; it must not block (it only queues).
+    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?) -> Void)?
     private var engine: Engine!
     private let hooks: CompletionHook?
     private let workers: TaskWorkers
@@ -455,10 +460,9 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     /// Fills free slots and trims excess ones.
     private func schedule(_ batch: inout LoopBatch) {
-        let running = tasks.running.compactMap { tasks[$0] }.map(schedulable)
+        let running = tasks.runningLine
         let free = maxActive - running.count
-        let candidates = free > 0
-            ? Scheduler.firstInLine(tasks.queued.compactMap { tasks[$0] }.map(schedulable), count: free) : []
+        let candidates = free > 0 && !tasks.queued.isEmpty ? Scheduler.firstInLine(tasks.queuedLine, count: free) : []
         let plan = Scheduler.plan(running + candidates, maxActive: maxActive)
         for id in plan.demote { apply(.demote(log: "sent back to the waiting line (max-active)"), to: id, &batch) }
         for id in plan.start { beginTransfer(id, &batch) }
@@ -531,6 +535,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     }
 
     private func publish(_ id: Int64) {
+        let shown = onChange == nil ? nil : table.entry(id)?.record
         if let task = tasks[id] {
             // Only tasks that have transferred in this mount have live progress.
             let live = lives[id]
@@ -541,6 +546,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             appliedLimits[id] = nil
             table.remove(id)
         }
+        onChange?(shown, tasks[id])
     }
 
     private func carryOut(_ effect: TaskEffect, id: Int64, task: DownloadTask) {

@@ -20,6 +20,9 @@ public struct TaskIndex: Sendable {
     public private(set) var running: Set<Int64> = []
     /// Waiting out a back-off.
     public private(set) var retrying: Set<Int64> = []
+    /// What the scheduler needs of each queued or running task, kept small
+    /// so a scheduling pass never copies whole tasks (100,000 queued).
+    private var line: [Int64: SchedulableTask] = [:]
 
     public init() {}
 
@@ -48,6 +51,9 @@ public struct TaskIndex: Sendable {
         case .retrying: retrying.insert(id)
         default: break
         }
+        if task.state == .queued || task.state.isRunning {
+            line[id] = SchedulableTask(id: id, state: task.state, position: task.position, startedAt: task.startedAt)
+        }
     }
 
     public mutating func remove(_ id: Int64) {
@@ -64,7 +70,14 @@ public struct TaskIndex: Sendable {
         queued.remove(id)
         running.remove(id)
         retrying.remove(id)
+        line[id] = nil
     }
+
+    /// The queued tasks as the scheduler sees them.
+    public var queuedLine: [SchedulableTask] { queued.compactMap { line[$0] } }
+
+    /// The running tasks as the scheduler sees them.
+    public var runningLine: [SchedulableTask] { running.compactMap { line[$0] } }
 
     public func task(named name: String) -> DownloadTask? {
         names[name].flatMap { tasks[$0] }
