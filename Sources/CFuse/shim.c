@@ -140,3 +140,46 @@ int cfuse_session_mount_capturing(struct fuse_session *se, const char *mountpoin
     if (capture != NULL) fclose(capture);
     return rc;
 }
+
+/* FOPEN_NOFLUSH (a bitfield, like direct_io): the kernel skips FLUSH at
+   close(2) for files whose close has nothing to report. */
+void cfuse_fi_set_noflush(struct fuse_file_info *fi, int on) { fi->noflush = on ? 1 : 0; }
+
+/* FUSE worker threads as the scheduler's short-running, latency-bound
+   kind. A request's handler runs tens of microseconds, then the reader
+   waits for our answer; with the engine and the web server keeping every
+   core busy, a woken worker used to wait out the running thread's whole
+   time slice (EEVDF runs the current task to its deadline unless the woken
+   one asks for a shorter slice). Linux 6.12+ takes a custom slice for
+   SCHED_OTHER threads from sched_attr.sched_runtime (0.1 ms is its
+   minimum), without privileges and without changing the thread's share of
+   the CPU; older kernels ignore it. Done once per thread, the first time
+   it serves a request; the nice value and policy are kept as they are. */
+#include <sys/syscall.h>
+
+/* struct sched_attr of <linux/sched/types.h>, which clashes with glibc's
+   <sched.h> (both define sched_param). */
+struct cfuse_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t sched_util_min, sched_util_max;
+};
+enum { CFUSE_SCHED_OTHER = 0, CFUSE_SCHED_BATCH = 3 };
+
+static __thread int cfuse_worker_entered = 0;
+
+void cfuse_worker_enter(void) {
+    if (cfuse_worker_entered) return;
+    cfuse_worker_entered = 1;
+    struct cfuse_sched_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) != 0) return;
+    if (attr.sched_policy != CFUSE_SCHED_OTHER && attr.sched_policy != CFUSE_SCHED_BATCH) return;
+    attr.size = sizeof(attr);
+    attr.sched_flags = 0;
+    attr.sched_runtime = 100 * 1000; /* ns */
+    (void)syscall(SYS_sched_setattr, 0, &attr, 0);
+}

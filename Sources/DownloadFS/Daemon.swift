@@ -67,6 +67,9 @@ public enum Daemon {
         } catch {
             throw DaemonError("cannot mount at \(mountpoint): \(error.message)")
         }
+        // Before the loop starts: every change it shows from now on is
+        // announced to the kernel (R7).
+        filesystem.announceChanges(through: session.notifier)
         do {
             try session.mount(at: mountpoint)
         } catch {
@@ -92,6 +95,9 @@ public enum Daemon {
         _ = session.run()
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
 
+        // Nothing is served any more: a notice could wait for ever on a
+        // request nobody answers.
+        session.stopNotifications()
         let outcome = readiness.loopEnded()
         controller.shutdown()
         controller.waits.wakeAll("failed: unmounted\n")

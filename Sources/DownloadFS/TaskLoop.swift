@@ -357,7 +357,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     private func control(_ id: Int64, _ command: ControlCommand, _ reply: LoopReply<Void, ControlCommandError>,
                          _ batch: inout LoopBatch) {
-        guard let task = tasks[id] else { return reply.answer(.failure(ControlCommandError("task \(id) does not exist"))) }
+        guard tasks[id] != nil else { return reply.answer(.failure(ControlCommandError("task \(id) does not exist"))) }
         let event: TaskEvent
         switch command {
         case .pause: event = .pause(log: "paused")

@@ -12,11 +12,17 @@ public struct FileAttributes: Sendable, Equatable {
     public var modified: timespec
     public var uid: uid_t
     public var gid: gid_t
-    /// Seconds the kernel may trust these attributes (0 for live files).
-    public var timeout: Double
+    /// Seconds the kernel may trust these attributes without asking again
+    /// (0 for files whose size moves: status, logs, growing data).
+    public var attributeTimeout: Double
+    /// Seconds the kernel may trust the name → inode mapping of a lookup or
+    /// create without asking again. A name can be trusted longer than the
+    /// attributes: `queue/3/status` names the same node as long as task 3
+    /// lives, while its size changes every second.
+    public var entryTimeout: Double
 
     public init(inode: UInt64, kind: Kind, permissions: mode_t, size: Int64, modified: timespec,
-                uid: uid_t, gid: gid_t, timeout: Double) {
+                uid: uid_t, gid: gid_t, attributeTimeout: Double, entryTimeout: Double) {
         self.inode = inode
         self.kind = kind
         self.permissions = permissions
@@ -24,7 +30,8 @@ public struct FileAttributes: Sendable, Equatable {
         self.modified = modified
         self.uid = uid
         self.gid = gid
-        self.timeout = timeout
+        self.attributeTimeout = attributeTimeout
+        self.entryTimeout = entryTimeout
     }
 
     var stat: stat {
@@ -46,6 +53,7 @@ public struct FileAttributes: Sendable, Equatable {
     public static func == (a: FileAttributes, b: FileAttributes) -> Bool {
         a.inode == b.inode && a.kind == b.kind && a.permissions == b.permissions && a.size == b.size
             && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-            && a.uid == b.uid && a.gid == b.gid && a.timeout == b.timeout
+            && a.uid == b.uid && a.gid == b.gid && a.attributeTimeout == b.attributeTimeout
+            && a.entryTimeout == b.entryTimeout
     }
 }

@@ -15,6 +15,9 @@ public final class FuseSession: @unchecked Sendable {
     private var session: OpaquePointer?
     private var operations: fuse_lowlevel_ops
     private var mounted = false
+    /// Tells the kernel when cached names and attributes change; runs from
+    /// the session's creation until the loop has ended.
+    public let notifier = KernelNotifier()
 
     /// `options` are mount options without "-o" (e.g. "fsname=downloadfs").
     public init(operations: FileSystemOperations, options: [String]) throws(FuseError) {
@@ -43,6 +46,7 @@ public final class FuseSession: @unchecked Sendable {
             _ = FuseSession.releaseHeldMessages()
             throw FuseError("could not install signal handlers")
         }
+        notifier.start(session!)
     }
 
     /// Mounts (through fusermount3); on failure the error carries what
@@ -89,14 +93,25 @@ public final class FuseSession: @unchecked Sendable {
         return line.hasPrefix("fuse: ") ? String(line.dropFirst("fuse: ".count)) : line
     }
 
+    /// Ends cache notifications: what is still queued is dropped (the mount
+    /// is going away). Called once the loop has ended, before the session is
+    /// torn down; true when the notifier thread has ended.
+    @discardableResult
+    public func stopNotifications() -> Bool {
+        notifier.stop(waitingUpTo: 2)
+    }
+
     public func teardown() {
         guard let session else { return }
+        // A notifier still inside the kernel uses the session: it is then
+        // left alive (the process is about to exit) rather than freed under it.
+        let notifierEnded = stopNotifications()
         if mounted {
             fuse_session_unmount(session)
             mounted = false
         }
         fuse_remove_signal_handlers(session)
-        fuse_session_destroy(session)
+        if notifierEnded { fuse_session_destroy(session) }
         self.session = nil
     }
 

@@ -14,8 +14,13 @@ final class LowLevelBridge: @unchecked Sendable {
 
     init(operations: FileSystemOperations) { self.operations = operations }
 
+    /// The bridge a request belongs to. Every handler starts here, so this
+    /// is also where a libfuse worker thread, the first time it serves a
+    /// request, asks for a short scheduler slice (`cfuse_worker_enter`):
+    /// answers then wait less for a core when transfers keep them busy.
     static func from(_ req: fuse_req_t?) -> LowLevelBridge {
-        Unmanaged<LowLevelBridge>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
+        cfuse_worker_enter()
+        return Unmanaged<LowLevelBridge>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
     }
 
     static func entryParam(_ attributes: FileAttributes) -> fuse_entry_param {
@@ -23,8 +28,8 @@ final class LowLevelBridge: @unchecked Sendable {
         entry.ino = fuse_ino_t(attributes.inode)
         entry.generation = 1
         entry.attr = attributes.stat
-        entry.attr_timeout = attributes.timeout
-        entry.entry_timeout = attributes.timeout
+        entry.attr_timeout = attributes.attributeTimeout
+        entry.entry_timeout = attributes.entryTimeout
         return entry
     }
 
@@ -35,7 +40,7 @@ final class LowLevelBridge: @unchecked Sendable {
 
     static func replyAttributes(_ req: fuse_req_t?, _ attributes: FileAttributes) {
         var st = attributes.stat
-        fuse_reply_attr(req, &st, attributes.timeout)
+        fuse_reply_attr(req, &st, attributes.attributeTimeout)
     }
 
     static func apply(_ opened: OpenedFile, to fi: UnsafeMutablePointer<fuse_file_info>?) {
@@ -43,6 +48,7 @@ final class LowLevelBridge: @unchecked Sendable {
         cfuse_fi_set_fh(fi, opened.handle)
         cfuse_fi_set_direct_io(fi, opened.directIO ? 1 : 0)
         cfuse_fi_set_keep_cache(fi, opened.keepCache ? 1 : 0)
+        cfuse_fi_set_noflush(fi, opened.noFlush ? 1 : 0)
     }
 
     static func handle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> UInt64 {
@@ -113,7 +119,7 @@ final class LowLevelBridge: @unchecked Sendable {
                 fuse_reply_err(req, EBADF)
                 return
             }
-            buffer.withUnsafeBytes { fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+            _ = buffer.withUnsafeBytes { fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
         }
         ops.releasedir = { req, _, fi in
             LowLevelBridge.from(req).directories.release(LowLevelBridge.handle(fi))
@@ -210,7 +216,7 @@ final class LowLevelBridge: @unchecked Sendable {
         } else if size < value.count {
             fuse_reply_err(req, ERANGE)
         } else {
-            value.withUnsafeBytes { fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+            _ = value.withUnsafeBytes { fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
         }
     }
 }

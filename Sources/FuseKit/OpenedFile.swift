@@ -7,10 +7,15 @@ public struct OpenedFile: Sendable, Equatable {
     public var directIO: Bool
     /// Keep cached pages across opens (immutable, completed files).
     public var keepCache: Bool
+    /// The kernel need not send FLUSH at close(2) (FOPEN_NOFLUSH, Linux 5.16+;
+    /// older kernels ignore it): one round trip less per `cat` of a file
+    /// whose close has nothing to report.
+    public var noFlush: Bool
 
-    public init(handle: UInt64, directIO: Bool = false, keepCache: Bool = false) {
+    public init(handle: UInt64, directIO: Bool = false, keepCache: Bool = false, noFlush: Bool = false) {
         self.handle = handle
         self.directIO = directIO
         self.keepCache = keepCache
+        self.noFlush = noFlush
     }
 }

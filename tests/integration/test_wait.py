@@ -123,3 +123,13 @@ def test_r22_sigint_reader_returns_promptly(mount, faultserver):
             reader.kill()
             reader.wait(10)
     assert mount.status(task)["state"] == "downloading", "the interrupt disturbed the task"
+
+
+def test_r22_wait_is_found_by_name_but_not_listed(mount, faultserver):
+    task = _slow(mount, faultserver)
+    assert "wait" not in os.listdir(mount.task_dir(task))
+    assert os.path.isfile(mount.task_dir(task) / "wait")
+    # So recursive tools never block on it.
+    result = subprocess.run(["grep", "-rs", "no-such-text", str(mount.mp / "queue")],
+                            capture_output=True, timeout=20)
+    assert result.returncode in (1, 2), result  # nothing found (ctl is unreadable), nothing blocked

@@ -64,4 +64,11 @@ size_t cfuse_log_release(char *buf, size_t size);
 int cfuse_session_mount_capturing(struct fuse_session *se, const char *mountpoint,
                                   char *err, size_t errsize);
 
+/// fi->noflush: the kernel need not send FLUSH when the file is closed.
+void cfuse_fi_set_noflush(struct fuse_file_info *fi, int on);
+
+/// Once per thread: asks the scheduler for a short time slice (0.1 ms, Linux
+/// 6.12+), so a worker woken by a request runs at once on busy cores.
+void cfuse_worker_enter(void);
+
 #endif

@@ -1,0 +1,23 @@
+import FuseKit
+import Glibc
+
+/// An open finished file: its descriptor, opened at `open`, and its size,
+/// which never changes. Reads need nothing else (no task lookup): a file
+/// removed or renamed while open stays readable, as on any filesystem.
+final class FinishedFileHandle: FileReader, FileReleaser {
+    private let descriptor: Int32
+    private let size: Int64
+    var caching: FileCaching { .keep }
+
+    init(descriptor: Int32, size: Int64) {
+        self.descriptor = descriptor
+        self.size = size
+    }
+
+    func read(size wanted: Int, offset: Int64, reply: ReadReply) {
+        guard offset < size else { reply.bytes([]); return }
+        reply.file(descriptor, offset: offset, size: min(wanted, Int(size - offset)))
+    }
+
+    func release() { close(descriptor) }
+}

@@ -1,0 +1,103 @@
+import Catalog
+import DownloadFSCore
+import Foundation
+import FuseKit
+
+/// An open `queue/new` or drop-in file (R10–R14): a streaming parser fed
+/// by each write, and the ids this handle's writes added (R12).
+///
+/// `lock` serialises this handle's writes, reads and closes (one parser);
+/// it is held while the loop commits what they add, which is no I/O of
+/// this thread's, and other handles never wait for it.
+final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unchecked Sendable {
+    private let context: NodeContext
+    /// The drop-in file this handle made (R14), nil for `queue/new`.
+    private let dropIn: (name: String, number: UInt64)?
+    private let lock = NSLock()
+    private var parser = InputParser()
+    private var ids: [Int64] = []
+
+    init(context: NodeContext, dropIn: (name: String, number: UInt64)?) {
+        self.context = context
+        self.dropIn = dropIn
+    }
+
+    /// How log lines name this input.
+    private var source: String { dropIn.map { "queue/\($0.name)" } ?? "queue/new" }
+
+    private func add(_ entries: [InputEntry]) throws(CatalogError) -> [Int64] {
+        try context.loop.add(entries)
+    }
+
+    /// R12: the ids added (or matched, R13) so far, one per line. Reading
+    /// ends the pending URL's options: it is added first.
+    func read(size: Int, offset: Int64, reply: ReadReply) {
+        lock.lock()
+        let pending = parser.takePending()
+        do {
+            ids += try add(pending)
+        } catch {
+            // The URL is dropped, not kept for close: the reader was told it failed (R4).
+            lock.unlock()
+            context.log.daemon("\(source): could not add, nothing added from the last URL: \(error.message)", level: .error)
+            reply.error(.io)
+            return
+        }
+        let text = Array(ids.map { "\($0)\n" }.joined().utf8)
+        lock.unlock()
+        guard offset < text.count else { reply.bytes([]); return }
+        let end = min(text.count, Int(offset) + size)
+        _ = text[Int(offset)..<end].withUnsafeBytes { reply.bytes($0) }
+    }
+
+    func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        // The parser is changed in place (a copy per write made many small
+        // writes quadratic, R11); a refusal leaves it as it was.
+        let entries: [InputEntry]
+        do { entries = try parser.feed(Array(data)) } catch {
+            context.log.daemon("\(source): refused a write, nothing added: \(error.message)", level: .warning)
+            throw .invalid
+        }
+        do { ids += try add(entries) } catch {
+            parser.undoLast()
+            context.log.daemon("\(source): could not add, nothing added from that write: \(error.message)", level: .error)
+            throw .io
+        }
+        return data.count
+    }
+
+    /// Each close(2) ends the stream so far: a final line without a newline
+    /// is taken now (R11), and its error is what close returns.
+    func flush() throws(Errno) {
+        lock.lock()
+        defer { lock.unlock() }
+        let entries: [InputEntry]
+        do { entries = try parser.finish() } catch {
+            // The URLs accepted before the bad final line still count (their
+            // options ended); one whose option line it was is already dropped.
+            let accepted = parser.takePending()
+            parser = InputParser()
+            context.log.daemon("\(source): refused the last line, nothing added from it: \(error.message)", level: .warning)
+            if let added = try? add(accepted) { ids += added }
+            throw .invalid
+        }
+        do { ids += try add(entries) } catch {
+            parser.undoLast()
+            context.log.daemon("\(source): could not add, nothing added at close: \(error.message)", level: .error)
+            throw .io
+        }
+    }
+
+    /// A drop-in file does not stay in `queue/` (R14). Its name was made by
+    /// `create`, which told inotify watchers (a file manager) it appeared;
+    /// they are told it went.
+    func release() {
+        guard let dropIn else { return }
+        if context.dropIns.remove(dropIn.name, number: dropIn.number) {
+            context.notifier?.post(.deleted(parent: NodeID.queue.inode, child: NodeID.dropIn(dropIn.number).inode,
+                                            name: dropIn.name))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import DownloadFSCore
+import Foundation
+import FuseKit
+import Glibc
+import Synchronization
+
+/// What the nodes of one mount share: the tasks as FUSE threads see them,
+/// the loop that changes them, the state dir, the mount's owner and times,
+/// the open drop-in files, and the notifier that tells the kernel about
+/// changes (nil until the session exists, and in a mount without one).
+final class NodeContext: Sendable {
+    let loop: TaskLoop
+    let state: StateDirectory
+    let uid = getuid()
+    let gid = getgid()
+    let mountedAt: timespec
+    let dropIns = DropInRegistry()
+    let listings: ListingTimes
+    private let announcer = Mutex<KernelNotifier?>(nil)
+
+    var table: TaskTable { loop.table }
+    var log: EventLog { loop.log }
+
+    init(loop: TaskLoop) {
+        self.loop = loop
+        self.state = loop.state
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        mountedAt = now
+        listings = ListingTimes(now)
+    }
+
+    /// Set once, before the loop starts and the kernel sends anything.
+    func attach(_ notifier: KernelNotifier) { announcer.withLock { $0 = notifier } }
+
+    /// Where changes are announced to the kernel; nil before `attach`.
+    var notifier: KernelNotifier? { announcer.withLock { $0 } }
+
+    /// Task `id` as shown now; ENOENT when it is gone.
+    func task(_ id: Int64) throws(Errno) -> TaskEntry {
+        guard let entry = table.entry(id) else { throw .noEntry }
+        return entry
+    }
+
+    func time(_ date: Date?) -> timespec {
+        guard let date else { return mountedAt }
+        let seconds = date.timeIntervalSince1970
+        return timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+    }
+
+    /// The attributes of a node of this mount (its owner is the mounting user, R6).
+    /// `attributeTimeout` is `KernelCacheTime.live` for nodes whose size moves;
+    /// names are trusted for `entryTimeout` (`KernelCacheTime.announced`
+    /// unless the name itself can go without a notice).
+    func attributes(_ inode: UInt64, _ kind: FileAttributes.Kind, _ permissions: mode_t, size: Int64 = 0,
+                    modified: timespec? = nil, attributeTimeout: Double,
+                    entryTimeout: Double = KernelCacheTime.announced) -> FileAttributes {
+        FileAttributes(inode: inode, kind: kind, permissions: permissions, size: size,
+                       modified: modified ?? mountedAt, uid: uid, gid: gid,
+                       attributeTimeout: attributeTimeout, entryTimeout: entryTimeout)
+    }
+}

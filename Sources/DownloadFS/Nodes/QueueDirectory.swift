@@ -1,0 +1,55 @@
+import FuseKit
+
+/// `queue/`: `new`, one directory per task, and the drop-in files being
+/// copied in (R14, found by name but not listed: they do not stay).
+struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, CreatingDirectory {
+    let context: NodeContext
+    var inode: UInt64 { NodeID.queue.inode }
+    var parentInode: UInt64 { NodeID.root.inode }
+
+    func attributes() throws(Errno) -> FileAttributes {
+        context.attributes(inode, .directory, 0o755, modified: context.listings.queue,
+                           attributeTimeout: KernelCacheTime.announced)
+    }
+
+    /// A task id as its directory is named: digits only, no sign, no leading zero.
+    private func taskID(_ name: String) -> Int64? {
+        guard let id = Int64(name), String(id) == name else { return nil }
+        return id
+    }
+
+    func child(named name: String) throws(Errno) -> any Node {
+        if name == "new" { return QueueNewFile(context: context) }
+        if let id = taskID(name), context.table.entry(id) != nil { return TaskDirectory(context: context, id: id) }
+        if let number = context.dropIns.number(name) { return DropInFile(context: context, number: number) }
+        throw .noEntry
+    }
+
+    func entries() throws(Errno) -> [DirectoryEntry] {
+        [DirectoryEntry(name: "new", inode: NodeID.queueNew.inode, isDirectory: false)]
+            + context.table.ids().map { DirectoryEntry(name: String($0), inode: NodeID.taskDir($0).inode, isDirectory: true) }
+    }
+
+    /// Only a drop-in file can go; `new` stays, a task is removed with rmdir.
+    func unlink(_ name: String) throws(Errno) {
+        if name == "new" { throw .notPermitted }
+        if let id = taskID(name), context.table.entry(id) != nil { throw .isDirectory }
+        guard context.dropIns.remove(name) != nil else { throw .noEntry }
+    }
+
+    /// `rmdir queue/<id>` cancels the task (R32).
+    func removeDirectory(_ name: String) throws(Errno) {
+        guard let id = taskID(name), context.table.entry(id) != nil else {
+            throw name == "new" ? .notDirectory : .noEntry
+        }
+        do { try context.loop.remove(id) } catch { throw .io }
+    }
+
+    /// R14: any other new file in `queue/` is a one-shot `queue/new`.
+    func create(_ name: String) throws(Errno) -> (node: any Node, file: any OpenFile) {
+        if name == "new" || Int64(name) != nil { throw .exists }
+        guard let number = context.dropIns.register(name) else { throw .exists }
+        return (DropInFile(context: context, number: number),
+                InputHandle(context: context, dropIn: (name: name, number: number)))
+    }
+}

@@ -1,0 +1,18 @@
+import FuseKit
+import Glibc
+
+/// `queue/new`: URLs written here become tasks (R10–R13); reading it back
+/// gives the ids this handle's writes added (R12).
+struct QueueNewFile: OpenableNode, CommandFile {
+    let context: NodeContext
+    var inode: UInt64 { NodeID.queueNew.inode }
+    var permissions: mode_t { 0o644 }
+
+    func attributes() throws(Errno) -> FileAttributes {
+        context.attributes(inode, .regular, permissions, attributeTimeout: KernelCacheTime.announced)
+    }
+
+    func open() throws(Errno) -> any OpenFile {
+        InputHandle(context: context, dropIn: nil)
+    }
+}

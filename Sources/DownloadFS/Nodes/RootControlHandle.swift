@@ -1,0 +1,23 @@
+import DownloadFSCore
+import FuseKit
+
+/// An open `MOUNT/ctl`: each write is one global command (R31).
+final class RootControlHandle: FileWriter {
+    private let context: NodeContext
+
+    init(context: NodeContext) { self.context = context }
+
+    func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+        let text = String(decoding: data, as: UTF8.self)
+        do throws(ControlCommandError) {
+            switch ControlCommand.parseGlobal(text) {
+            case .success(let command): try context.loop.controlGlobal(command)
+            case .failure(let error): throw error
+            }
+        } catch {
+            context.log.daemon("ctl: refused: \(error.message)", level: .warning)
+            throw .invalid
+        }
+        return data.count
+    }
+}

@@ -1,0 +1,31 @@
+import FuseKit
+
+/// `MOUNT/`: `queue/`, `files/`, the table, the global `ctl` and the daemon log.
+struct RootDirectory: DirectoryNode {
+    let context: NodeContext
+    var inode: UInt64 { NodeID.root.inode }
+    var parentInode: UInt64 { inode }
+
+    func attributes() throws(Errno) -> FileAttributes {
+        context.attributes(inode, .directory, 0o755, attributeTimeout: KernelCacheTime.announced)
+    }
+
+    func child(named name: String) throws(Errno) -> any Node {
+        switch name {
+        case "queue": return QueueDirectory(context: context)
+        case "files": return FilesDirectory(context: context)
+        case "status": return RootStatusFile(context: context)
+        case "ctl": return RootControlFile(context: context)
+        case "log": return RootLogFile(context: context)
+        default: throw .noEntry
+        }
+    }
+
+    func entries() throws(Errno) -> [DirectoryEntry] {
+        [DirectoryEntry(name: "queue", inode: NodeID.queue.inode, isDirectory: true),
+         DirectoryEntry(name: "files", inode: NodeID.files.inode, isDirectory: true),
+         DirectoryEntry(name: "status", inode: NodeID.rootStatus.inode, isDirectory: false),
+         DirectoryEntry(name: "ctl", inode: NodeID.rootCtl.inode, isDirectory: false),
+         DirectoryEntry(name: "log", inode: NodeID.rootLog.inode, isDirectory: false)]
+    }
+}

@@ -1,0 +1,69 @@
+import DownloadFSCore
+import FuseKit
+
+/// What one committed task change made stale in the kernel's caches (R7),
+/// worked out from the task as it was shown before and after.
+///
+/// Names and most attributes may be cached for `KernelCacheTime.announced`,
+/// so every change that makes one wrong is told here:
+/// - a task removed: each of its directory's names, then `queue/<id>`, and
+///   its `files/` entry, are `deleted` (inotify watchers — file managers —
+///   see them go, which they would not from `rm files/x` or a cancel);
+/// - its data file renamed (a name from the server, R17, or `mv` in
+///   `files/`, R40): the old names are `deleted`;
+/// - it completes, or stops being completed: the data file's attributes
+///   and pages (`contents`), and the `files/` entry that went;
+/// - `queue/` or `files/` gains or loses an entry: their attributes (the
+///   mtime shows when the listing last changed, `ListingTimes`).
+/// A new name needs nothing: the kernel keeps no negative entries of ours
+/// (a failed lookup is answered with an error, not cached), and it has no
+/// way to tell inotify watchers about a new name (docs/usage.md).
+struct TaskChangeNotices {
+    private(set) var notices: [KernelNotice] = []
+    private(set) var queueListingChanged = false
+    private(set) var filesListingChanged = false
+
+    init(old: DownloadTask?, new: DownloadTask?) {
+        guard let id = (old ?? new)?.taskID else { return }
+        let wasCompleted = old?.state == .completed
+        let isCompleted = new?.state == .completed
+        let taskDir = NodeID.taskDir(id).inode
+        switch (old, new) {
+        case (nil, nil):
+            return
+        case (nil, .some):
+            queueListingChanged = true
+            filesListingChanged = isCompleted
+        case (.some(let old), nil):
+            for child in TaskDirectory.fixedChildren(id) {
+                notices.append(.deleted(parent: taskDir, child: child.node.inode, name: child.name))
+            }
+            notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode, name: old.name))
+            notices.append(.deleted(parent: NodeID.queue.inode, child: taskDir, name: String(id)))
+            if wasCompleted { forgetFinished(id, old.name) }
+            queueListingChanged = true
+            filesListingChanged = wasCompleted
+        case (.some(let old), .some(let new)):
+            if old.name != new.name {
+                notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode, name: old.name))
+                if wasCompleted { forgetFinished(id, old.name) }
+                filesListingChanged = wasCompleted || isCompleted
+            }
+            if wasCompleted != isCompleted {
+                notices.append(.contents(NodeID.taskData(id).inode))
+                if wasCompleted {
+                    if old.name == new.name { forgetFinished(id, old.name) }
+                    notices.append(.contents(NodeID.finished(id).inode))
+                }
+                filesListingChanged = true
+            }
+        }
+        if queueListingChanged { notices.append(.attributes(NodeID.queue.inode)) }
+        if filesListingChanged { notices.append(.attributes(NodeID.files.inode)) }
+    }
+
+    /// `files/<name>` of task `id` is gone.
+    private mutating func forgetFinished(_ id: Int64, _ name: String) {
+        notices.append(.deleted(parent: NodeID.files.inode, child: NodeID.finished(id).inode, name: name))
+    }
+}

@@ -1,0 +1,28 @@
+import DownloadFSCore
+import FuseKit
+
+/// An open `queue/<id>/ctl`: each write is one command (R30), answered once
+/// the loop has committed it; a refused one is EINVAL and a log line.
+final class TaskControlHandle: FileWriter {
+    private let context: NodeContext
+    private let id: Int64
+
+    init(context: NodeContext, id: Int64) {
+        self.context = context
+        self.id = id
+    }
+
+    func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+        let text = String(decoding: data, as: UTF8.self)
+        do throws(ControlCommandError) {
+            switch ControlCommand.parseTask(text) {
+            case .success(let command): try context.loop.control(id, command)
+            case .failure(let error): throw error
+            }
+        } catch {
+            context.log.daemon("queue/\(id)/ctl: refused: \(error.message)", level: .warning)
+            throw .invalid
+        }
+        return data.count
+    }
+}

@@ -1,0 +1,60 @@
+"""R23: the data file of an unfinished task, as many readers use it at once."""
+
+import os
+
+from support.aio import read_all_at_once
+from support.files import KiB, MiB
+from support.mount import opened
+from support.waiting import wait_until
+
+
+def _daemon_descriptors_on(pid, path):
+    """How many of the daemon's descriptors are open on `path`."""
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:  # closed meanwhile
+            continue
+        if target.removesuffix(" (deleted)") == str(path):
+            count += 1
+    return count
+
+
+def test_r23_first_reads_racing_on_one_handle_leak_no_descriptor(make_mount, faultserver):
+    """Issue 9, item 8: a handle opened before the partial file exists opens
+    it at its first read; reads racing there used to each open one and all
+    but the last one stored leaked, for the daemon's lifetime."""
+    mount = make_mount("--max-active", "1")
+    blocker = mount.add_one(faultserver.add("/blocker.bin", size=64 * MiB, throttle=MiB))
+    mount.wait_state(blocker, "downloading")
+    task = mount.add_one(faultserver.add("/late.bin", size=16 * MiB, throttle=MiB))
+    assert mount.status(task)["state"] == "queued"
+    partial = mount.state / "partial" / str(task)
+    assert not partial.exists(), "the queued task has data already"
+    data = mount.task_dir(task) / "late.bin"
+    handles, reads = 32, 12
+    fds = [os.open(data, os.O_RDONLY) for _ in range(handles)]
+    try:
+        mount.ctl(task, "start")
+        mount.wait_downloaded(task, 64 * KiB)
+        # The kernel answers an asynchronous read past the size it knows
+        # itself: let it learn the size (a stat; it opens nothing).
+        assert os.fstat(fds[0]).st_size > 0
+        # libfuse starts worker threads as requests queue up: have them all
+        # started, so the reads below are served in parallel.
+        with opened(mount.task_dir(task) / "url", os.O_RDONLY) as url:
+            os.fstat(url)
+            read_all_at_once([(url, 0)] * 64)
+        # Every handle's first reads reach the daemon together.
+        results = read_all_at_once([(fd, 0) for fd in fds for _ in range(reads)])
+        assert all(result == 4096 for result in results), results
+    finally:
+        for fd in fds:
+            os.close(fd)
+    # Once its transfer has stopped, nothing in the daemon has the partial file open.
+    mount.ctl(task, "pause")
+    mount.wait_state(task, "paused")
+    wait_until(lambda: _daemon_descriptors_on(mount.pid, partial) == 0, 5,
+               f"the daemon to hold no descriptor of {partial} "
+               f"(it holds {_daemon_descriptors_on(mount.pid, partial)})")
