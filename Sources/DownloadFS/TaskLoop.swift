@@ -363,7 +363,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         case .pause: event = .pause(log: "paused")
         case .resume: event = .resume(log: "resumed")
         case .top:
-            lowestPosition -= 1
+            lowestPosition = Scheduler.topPosition(below: lowestPosition)
             event = .top(position: lowestPosition)
         case .limit(let rate): event = .limit(bytesPerSecond: rate)
         case .start: return start(id, reply, &batch)

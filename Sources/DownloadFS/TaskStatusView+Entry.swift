@@ -7,9 +7,9 @@ extension TaskStatusView {
         let record = entry.record
         let downloading = record.state == .downloading
         self.init(id: record.taskID, name: record.name, url: URLNormalizer.maskingPassword(record.url), state: record.state,
-                  downloaded: downloading ? max(entry.live.bytes, 0) : record.downloaded,
+                  downloaded: entry.bytes,
                   total: record.total,
-                  bytesPerSecond: downloading ? entry.live.bytesPerSecond(now: now) : 0,
+                  bytesPerSecond: downloading ? entry.live?.bytesPerSecond(now: now) ?? 0 : 0,
                   connections: record.transferring ? 1 : 0,
                   attempts: record.attempts, error: record.error, retryAt: record.retryAt,
                   added: record.addedAt, completed: record.completedAt)

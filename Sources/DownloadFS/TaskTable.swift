@@ -13,7 +13,7 @@ final class TaskTable: Sendable {
         var lives: [Int64: LiveProgress] = [:]
 
         func entry(_ task: DownloadTask?) -> TaskEntry? {
-            task.map { TaskEntry(record: $0, live: lives[$0.taskID] ?? LiveProgress(written: $0.downloaded)) }
+            task.map { TaskEntry(record: $0, live: lives[$0.taskID]) }
         }
     }
 

@@ -49,7 +49,12 @@ public enum Scheduler {
     public static func topPosition(in tasks: [SchedulableTask]) -> Int64 {
         let lowest = tasks.filter { $0.state != .completed }.map(\.position).min()
         guard let lowest else { return 0 }
-        return lowest == .min ? .min : lowest - 1
+        return topPosition(below: lowest)
+    }
+
+    /// `top` (R30) when the lowest position in use is known: the one before it.
+    public static func topPosition(below lowest: Int64) -> Int64 {
+        lowest == .min ? .min : lowest - 1
     }
 
     static func lineOrder(_ a: SchedulableTask, _ b: SchedulableTask) -> Bool {

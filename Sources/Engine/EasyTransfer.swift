@@ -470,7 +470,7 @@ final class EasyTransfer {
 
     /// Hands the descriptor to the checkpointer: it is synced and closed, and
     /// only then is the outcome reported (after any earlier checkpoint).
-    func finish(_ outcome: TransferOutcome, then: (@Sendable () -> Void)? = nil) {
+    func finish(_ outcome: TransferOutcome) {
         let (id, serial, delegate, sync) = (request.id, serial, delegate, sync)
         lane.sync(fd) { err in
             var outcome = outcome
@@ -482,7 +482,6 @@ final class EasyTransfer {
                                   bytes: sync.committed, receivedData: false)
             }
             delegate.transferFinished(id, serial: serial, outcome: outcome)
-            then?()
         }
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 public final class Engine: @unchecked Sendable {
     enum Command {
         case start(TransferRequest, serial: UInt64, live: LiveProgress)
-        case stop(Int64, (@Sendable () -> Void)?)
+        case stop(Int64)
         case limit(Int64, Int64)
         case shutdown
     }
@@ -60,11 +60,8 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Stops a transfer; its outcome is reported as `.stopped` after a flush.
-    public func stop(_ id: Int64) { send(.stop(id, nil)) }
+    public func stop(_ id: Int64) { send(.stop(id)) }
 
-    /// Stops a transfer and runs `then` once its `.stopped` outcome has been
-    /// reported (bytes flushed) — at once if there was no such transfer.
-    public func stop(_ id: Int64, then: @escaping @Sendable () -> Void) { send(.stop(id, then)) }
 
     public func setSpeedLimit(_ id: Int64, bytesPerSecond: Int64) { send(.limit(id, bytesPerSecond)) }
 
@@ -130,8 +127,8 @@ public final class Engine: @unchecked Sendable {
                 delegate.transferFinished(request.id, serial: serial,
                                           outcome: .failed(error, bytes: request.stored.offset, receivedData: false))
             }
-        case .stop(let id, let then):
-            stopTransfer(id, then: then)
+        case .stop(let id):
+            stopTransfer(id)
         case .limit(let id, let rate):
             transfers[id]?.setSpeedLimit(rate)
         case .shutdown:
@@ -139,14 +136,11 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    private func stopTransfer(_ id: Int64, then: (@Sendable () -> Void)? = nil) {
-        guard let transfer = transfers.removeValue(forKey: id) else {
-            then?()
-            return
-        }
+    private func stopTransfer(_ id: Int64) {
+        guard let transfer = transfers.removeValue(forKey: id) else { return }
         curl_multi_remove_handle(multi, transfer.handle)
         transfer.flush()
-        transfer.finish(.stopped(bytes: transfer.writeOffset), then: then)
+        transfer.finish(.stopped(bytes: transfer.writeOffset))
     }
 
     private func collectFinished() {

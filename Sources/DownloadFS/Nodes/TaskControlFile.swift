@@ -2,17 +2,11 @@ import FuseKit
 import Glibc
 
 /// `queue/<id>/ctl`: one command per write (R30); write-only.
-struct TaskControlFile: OpenableNode, CommandFile {
+struct TaskControlFile: StableTaskFile, CommandFile {
     let context: NodeContext
     let id: Int64
     var inode: UInt64 { NodeID.taskCtl(id).inode }
     var permissions: mode_t { 0o200 }
-
-    func attributes() throws(Errno) -> FileAttributes {
-        let entry = try context.task(id)
-        return context.attributes(inode, .regular, permissions, modified: context.time(entry.record.addedAt),
-                                  attributeTimeout: KernelCacheTime.announced)
-    }
 
     func open() throws(Errno) -> any OpenFile {
         _ = try context.task(id)

@@ -2,17 +2,11 @@ import FuseKit
 import Glibc
 
 /// `queue/<id>/wait`: a read blocks until the task ends (R22).
-struct TaskWaitFile: OpenableNode {
+struct TaskWaitFile: StableTaskFile {
     let context: NodeContext
     let id: Int64
     var inode: UInt64 { NodeID.taskWait(id).inode }
     var permissions: mode_t { 0o444 }
-
-    func attributes() throws(Errno) -> FileAttributes {
-        let entry = try context.task(id)
-        return context.attributes(inode, .regular, permissions, modified: context.time(entry.record.addedAt),
-                                  attributeTimeout: KernelCacheTime.announced)
-    }
 
     func open() throws(Errno) -> any OpenFile {
         _ = try context.task(id)
