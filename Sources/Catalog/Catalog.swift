@@ -100,8 +100,8 @@ public final class Catalog: Sendable {
                         try insert.execute(arguments: [
                             task.id, task.url, task.normalizedURL, options, task.name, task.state.rawValue,
                             task.downloaded, task.total, task.attempts, task.failuresWithoutData, task.error,
-                            task.addedAt, task.completedAt, task.position, task.etag, task.lastModified,
-                            task.contentType, task.finalURL, task.speedLimit, task.retryAt,
+                            stored(task.addedAt), stored(task.completedAt), task.position, task.etag, task.lastModified,
+                            task.contentType, task.finalURL, task.speedLimit, stored(task.retryAt),
                         ])
                     }
                 }
@@ -110,8 +110,8 @@ public final class Catalog: Sendable {
                     for task in batch.updates {
                         try update.execute(arguments: [
                             task.name, task.state.rawValue, task.downloaded, task.total, task.attempts,
-                            task.failuresWithoutData, task.error, task.completedAt, task.position, task.etag,
-                            task.lastModified, task.contentType, task.finalURL, task.speedLimit, task.retryAt,
+                            task.failuresWithoutData, task.error, stored(task.completedAt), task.position, task.etag,
+                            task.lastModified, task.contentType, task.finalURL, task.speedLimit, stored(task.retryAt),
                             task.id,
                         ])
                         // A task that is not stored is a bug upstream: the whole batch fails.
@@ -120,7 +120,7 @@ public final class Catalog: Sendable {
                 }
                 if !batch.events.isEmpty {
                     let insert = try db.cachedStatement(sql: "INSERT INTO event (taskID, at, message) VALUES (?, ?, ?)")
-                    for event in batch.events { try insert.execute(arguments: [event.taskID, event.at, event.message]) }
+                    for event in batch.events { try insert.execute(arguments: [event.taskID, stored(event.at), event.message]) }
                 }
                 if !batch.deletes.isEmpty {
                     let delete = try db.cachedStatement(sql: "DELETE FROM task WHERE id = ?")
@@ -129,6 +129,12 @@ public final class Catalog: Sendable {
                 try trimIfDue(batch.events, db)
             }
         } catch { throw CatalogError("save tasks", error) }
+    }
+
+    /// A date in GRDB's own text for it (`StoredDate`), without its formatter.
+    private func stored(_ date: Date?) -> (any DatabaseValueConvertible)? {
+        guard let date else { return nil }
+        return StoredDate.text(date) ?? date
     }
 
     private static let insertTask = """

@@ -45,7 +45,7 @@ public enum Daemon {
         let lock = try StateLock(path: state.lock, stateDir: state.root)
         try? "\(getpid())\n".write(toFile: state.pidFile, atomically: true, encoding: .utf8)
 
-        var logger = Logger(label: "downloadfs")
+        var logger = Logger(label: "downloadfs") { _ in DaemonLogHandler() }
         logger.logLevel = ProcessInfo.processInfo.environment["DOWNLOADFS_DEBUG"] != nil ? .debug : .info
         let catalog: Catalog
         do { catalog = try Catalog(path: state.catalog) } catch { throw DaemonError(error.message) }

@@ -50,6 +50,9 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private var nextPosition: Int64 = 1
     private var nextSerial: UInt64 = 1
     private var appliedLimits: [Int64: Int64] = [:]
+    /// Set when a turn changed what the limits depend on (which tasks
+    /// transfer, a task's or the global limit): most turns change neither.
+    private var limitsChanged = false
     /// Replies held until a task's stop has settled (`pause` answers once
     /// the task is `paused` with its final count).
     private var heldReplies: [Int64: [@Sendable () -> Void]] = [:]
@@ -280,6 +283,13 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         if case .responded(let serial, let response, let decision, nil) = event, let task = tasks[id],
            task.serial == serial, task.options.out == nil {
             // R17: the name the response suggests, made unique here, where names are known.
+            // A response that names nothing and was not redirected suggests
+            // the URL's name, which the task got when it was added: kept.
+            if response.contentDisposition == nil && response.effectiveURL == task.url {
+                apply(.responded(serial: serial, response: response, decision: decision, name: task.name),
+                      to: id, &batch)
+                return
+            }
             let desired = FileName.resolve(out: nil, contentDisposition: response.contentDisposition,
                                            finalURL: response.effectiveURL)
             let name = FileName.unique(desired) { $0 != task.name && self.isNameTaken($0) }
@@ -304,6 +314,9 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         guard let old = tasks[id] else { return }
         let step = try machine.apply(event, to: old, now: Date(), jitter: Double.random(in: 0..<1))
         batch.remember(old)
+        if step.removed || old.transferring != step.task.transferring || old.speedLimit != step.task.speedLimit {
+            limitsChanged = true
+        }
         if step.removed {
             tasks.remove(id)
             batch.delete(id)
@@ -419,6 +432,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             batch.events.append(EventRecord(taskID: nil, at: Date(), message: "max-active set to \(n)"))
         case .globalLimit(let rate):
             globalLimit = rate
+            limitsChanged = true
             let line = rate > 0 ? "global speed limit \(Units.speed(Double(rate)))" : "global speed limit removed"
             batch.events.append(EventRecord(taskID: nil, at: Date(), message: line))
         case .pauseAll:
@@ -462,7 +476,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private func schedule(_ batch: inout LoopBatch) {
         let running = tasks.runningLine
         let free = maxActive - running.count
-        let candidates = free > 0 && !tasks.queued.isEmpty ? Scheduler.firstInLine(tasks.queuedLine, count: free) : []
+        let candidates = free > 0 ? tasks.firstInLine(free) : []
         let plan = Scheduler.plan(running + candidates, maxActive: maxActive)
         for id in plan.demote { apply(.demote(log: "sent back to the waiting line (max-active)"), to: id, &batch) }
         for id in plan.start { beginTransfer(id, &batch) }
@@ -489,7 +503,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     /// turn's starts were sent, so a new transfer gets its limit before any
     /// byte arrives (the engine handles commands in order).
     private func applyLimits() {
-        guard let engine else { return }
+        guard let engine, limitsChanged else { return }
+        limitsChanged = false
         let running = tasks.running.compactMap { tasks[$0] }.filter { $0.transferring }
         for task in running {
             let limit = SpeedLimit.effective(task: task.speedLimit, global: globalLimit, running: running.count)

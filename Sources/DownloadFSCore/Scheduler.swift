@@ -61,20 +61,3 @@ public enum Scheduler {
         a.position != b.position ? a.position < b.position : a.id < b.id
     }
 }
-
-extension Scheduler {
-    /// The `count` queued tasks first in line (by position, then id), without
-    /// sorting the whole line: a pass costs the line's length, so 100,000
-    /// queued tasks do not make every event sort them.
-    public static func firstInLine(_ queued: [SchedulableTask], count: Int) -> [SchedulableTask] {
-        guard count > 0 else { return [] }
-        var best: [SchedulableTask] = []
-        for task in queued {
-            if best.count == count, let last = best.last, !lineOrder(task, last) { continue }
-            let at = best.firstIndex { lineOrder(task, $0) } ?? best.count
-            best.insert(task, at: at)
-            if best.count > count { best.removeLast() }
-        }
-        return best
-    }
-}

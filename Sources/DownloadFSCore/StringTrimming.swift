@@ -1,14 +1,15 @@
-/// Trimming of the blanks that matter in input files: spaces and tabs only.
+/// Trimming of the blanks that matter in input files and headers: spaces and
+/// tabs only.
 ///
 /// Foundation's `trimmingCharacters(in: .whitespaces)` also eats other Unicode
-/// spaces; the input grammar (R10) only knows space and tab.
+/// spaces; the input grammar (R10) and HTTP's field values only know space
+/// and tab. Both are ASCII, so the UTF-8 view finds the ends without decoding.
 extension StringProtocol {
     func trimmingSpacesAndTabs() -> String {
-        let scalars = Array(unicodeScalars)
-        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
-              let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
-        var out = String.UnicodeScalarView()
-        out.append(contentsOf: scalars[first...last])
-        return String(out)
+        let text = Substring(self)
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+              let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+        return String(text[first...last])
     }
 }

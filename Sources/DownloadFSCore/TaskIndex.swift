@@ -23,6 +23,8 @@ public struct TaskIndex: Sendable {
     /// What the scheduler needs of each queued or running task, kept small
     /// so a scheduling pass never copies whole tasks (100,000 queued).
     private var line: [Int64: SchedulableTask] = [:]
+    /// The queued ones in start order.
+    private var waiting = WaitingLine()
 
     public init() {}
 
@@ -30,34 +32,49 @@ public struct TaskIndex: Sendable {
 
     public var count: Int { tasks.count }
 
-    /// Adds or replaces a task, keeping every index in step.
+    /// Adds or replaces a task, keeping every index in step. Most puts
+    /// change a count or a state, not the name or URL: only the indexes whose
+    /// key changed are touched (every loop event puts twice, here and in the
+    /// published copy).
     public mutating func put(_ task: DownloadTask) {
-        remove(task.taskID)
         let id = task.taskID
-        tasks[id] = task
-        names[task.name] = id
-        if task.state != .failed {
-            let key = task.normalizedURL
-            if let other = urls[key], other != id {
-                sharedURLs[key, default: []].formUnion([other, id])
-                urls[key] = min(other, id)
-            } else {
-                urls[key] = id
-            }
+        guard let old = tasks.updateValue(task, forKey: id) else { return index(task) }
+        if old.name != task.name || old.normalizedURL != task.normalizedURL || (old.state == .failed) != (task.state == .failed) {
+            unindexNameAndURL(old)
+            indexNameAndURL(task)
         }
-        switch task.state {
-        case .queued: queued.insert(id)
-        case .downloading, .verifying: running.insert(id)
-        case .retrying: retrying.insert(id)
-        default: break
-        }
-        if task.state == .queued || task.state.isRunning {
-            line[id] = SchedulableTask(id: id, state: task.state, position: task.position, startedAt: task.startedAt)
+        if old.state != task.state || old.position != task.position || old.startedAt != task.startedAt {
+            unindexState(old)
+            indexState(task, wasWaitingAt: old.state == .queued ? old.position : nil)
         }
     }
 
     public mutating func remove(_ id: Int64) {
         guard let old = tasks.removeValue(forKey: id) else { return }
+        unindexNameAndURL(old)
+        unindexState(old)
+    }
+
+    private mutating func index(_ task: DownloadTask) {
+        indexNameAndURL(task)
+        indexState(task, wasWaitingAt: nil)
+    }
+
+    private mutating func indexNameAndURL(_ task: DownloadTask) {
+        let id = task.taskID
+        names[task.name] = id
+        guard task.state != .failed else { return }
+        let key = task.normalizedURL
+        if let other = urls[key], other != id {
+            sharedURLs[key, default: []].formUnion([other, id])
+            urls[key] = min(other, id)
+        } else {
+            urls[key] = id
+        }
+    }
+
+    private mutating func unindexNameAndURL(_ old: DownloadTask) {
+        let id = old.taskID
         if names[old.name] == id { names[old.name] = nil }
         let key = old.normalizedURL
         if var shared = sharedURLs[key] {
@@ -67,14 +84,45 @@ public struct TaskIndex: Sendable {
         } else if urls[key] == id {
             urls[key] = nil
         }
+    }
+
+    private mutating func indexState(_ task: DownloadTask, wasWaitingAt: Int64?) {
+        let id = task.taskID
+        switch task.state {
+        case .queued: queued.insert(id)
+        case .downloading, .verifying: running.insert(id)
+        case .retrying: retrying.insert(id)
+        default: break
+        }
+        if task.state == .queued || task.state.isRunning {
+            line[id] = SchedulableTask(id: id, state: task.state, position: task.position, startedAt: task.startedAt)
+        }
+        if task.state == .queued && wasWaitingAt != task.position {
+            waiting.push(.init(position: task.position, id: id))
+            waiting.compact(liveCount: queued.count, isCurrent: isWaiting)
+        }
+    }
+
+    private mutating func unindexState(_ old: DownloadTask) {
+        let id = old.taskID
         queued.remove(id)
         running.remove(id)
         retrying.remove(id)
         line[id] = nil
     }
 
-    /// The queued tasks as the scheduler sees them.
-    public var queuedLine: [SchedulableTask] { queued.compactMap { line[$0] } }
+    /// The `count` queued tasks first in line (R16: by position, then id).
+    public mutating func firstInLine(_ count: Int) -> [SchedulableTask] {
+        guard count > 0 else { return [] }
+        return waiting.first(count, isCurrent: isWaiting).compactMap { line[$0.id] }
+    }
+
+    /// Entries the waiting line holds, stale ones included (for tests).
+    var waitingEntries: Int { waiting.storedCount }
+
+    private func isWaiting(_ entry: WaitingLine.Entry) -> Bool {
+        queued.contains(entry.id) && line[entry.id]?.position == entry.position
+    }
 
     /// The running tasks as the scheduler sees them.
     public var runningLine: [SchedulableTask] { running.compactMap { line[$0] } }

@@ -230,19 +230,15 @@ final class EasyTransfer {
     // MARK: - curl callbacks (engine thread)
 
     private func header(_ raw: UnsafeRawBufferPointer) {
-        // Trim CR/LF as bytes: in Swift "\r\n" is one Character.
-        var end = raw.count
-        while end > 0 && (raw[end - 1] == 0x0A || raw[end - 1] == 0x0D) { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: raw[0..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        switch HeaderLine.parse(raw) {
+        case .statusLine:
             headers = [:]
             responses += 1
-            return
+        case .field(let name, let value):
+            headers[name] = value
+        case nil:
+            break
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        headers[name] = value
     }
 
     private func receive(_ data: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {

@@ -161,6 +161,8 @@ final class TaskIndexTests: XCTestCase {
                     next.url = next.normalizedURL
                 }
                 next.state = TaskState.allCases.randomElement(using: &random)!
+                // Few distinct positions, so ties are common (top moves a task, R30).
+                if Bool.random(using: &random) { next.position = Int64.random(in: -4...4, using: &random) }
                 let urlHeld = model.values.contains {
                     $0.id != id && $0.normalizedURL == next.normalizedURL && $0.state != .failed
                 }
@@ -193,10 +195,54 @@ final class TaskIndexTests: XCTestCase {
             if index.retrying != idsWhere({ $0 == .retrying }) { wrong.append("retrying") }
             if Set(index.inFlight.map(\.taskID)) != idsWhere(\.isInFlight) { wrong.append("inFlight") }
             if index.inFlight.count != Set(index.inFlight.map(\.taskID)).count { wrong.append("inFlight has duplicates") }
+            let count = Int.random(in: 0...12, using: &random)
+            let line = model.values.filter { $0.state == .queued }.sorted { ($0.position, $0.taskID) < ($1.position, $1.taskID) }
+            let expected = line.prefix(count).map { SchedulableTask(id: $0.taskID, state: .queued, position: $0.position) }
+            let got = index.firstInLine(count)
+            if got != expected { wrong.append("firstInLine(\(count)) \(got.map(\.id)) != \(expected.map(\.id))") }
             guard wrong.isEmpty else {
                 XCTFail("step \(step), \(random): \(wrong.joined(separator: "; "))")
                 return
             }
         }
+    }
+
+    // MARK: the waiting line (R16, R30)
+
+    func test_R16_firstInLineBreaksTiesByID() {
+        var index = TaskIndex()
+        for id in [Int64(9), 4, 7, 1, 8] {
+            var t = task(id)
+            t.position = 3
+            index.put(t)
+        }
+        XCTAssertEqual(index.firstInLine(3).map(\.id), [1, 4, 7])
+        XCTAssertEqual(index.firstInLine(10).map(\.id), [1, 4, 7, 8, 9])
+        XCTAssertEqual(index.firstInLine(0), [])
+        XCTAssertEqual(index.firstInLine(-3), [])
+    }
+
+    func test_R30_firstInLineHonoursExtremePositions() {
+        var index = TaskIndex()
+        for (id, position) in [(Int64(1), Int64.max), (2, 0), (3, .min), (4, .min)] {
+            var t = task(id)
+            t.position = position
+            index.put(t)
+        }
+        XCTAssertEqual(index.firstInLine(3).map(\.id), [3, 4, 2])
+    }
+
+    /// A task leaving and re-entering the line many times leaves no pile of
+    /// stale entries behind (100,000 tasks would otherwise grow the heap).
+    func test_R16_staleEntriesAreSweptOut() {
+        var index = TaskIndex()
+        for id in Int64(1)...10 { index.put(task(id)) }
+        for round in 0..<20_000 {
+            var t = task(Int64(round % 10 + 1))
+            t.position = Int64(round)
+            index.put(t)
+        }
+        XCTAssertLessThanOrEqual(index.waitingEntries, 2 * 10 + 1024 + 1)
+        XCTAssertEqual(index.firstInLine(10).count, 10)
     }
 }
