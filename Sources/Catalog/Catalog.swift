@@ -86,41 +86,27 @@ public final class Catalog: Sendable {
     ///
     /// Prepared statements with the values bound directly: encoding each
     /// record through Codable cost 100 ms per 1,000 added tasks. The columns
-    /// and their formats are those of the Codable records (dates as GRDB
-    /// stores a `Date`, options as JSON), which `loadTasks` still decodes.
+    /// and values are the record's own (`DownloadTask+Record`), so what is
+    /// written here is what `loadTasks` reads.
     public func commit(_ batch: CatalogBatch) throws(CatalogError) {
         guard !batch.isEmpty else { return }
         do {
             try pool.write { db in
                 if !batch.inserts.isEmpty {
                     let insert = try db.cachedStatement(sql: Self.insertTask)
-                    let encoder = JSONEncoder()
-                    for task in batch.inserts {
-                        let options = String(decoding: try encoder.encode(task.options), as: UTF8.self)
-                        try insert.execute(arguments: [
-                            task.id, task.url, task.normalizedURL, options, task.name, task.state.rawValue,
-                            task.downloaded, task.total, task.attempts, task.failuresWithoutData, task.error,
-                            stored(task.addedAt), stored(task.completedAt), task.position, task.etag, task.lastModified,
-                            task.contentType, task.finalURL, task.speedLimit, stored(task.retryAt),
-                        ])
-                    }
+                    for task in batch.inserts { try insert.execute(arguments: StatementArguments(try task.storedValues)) }
                 }
                 if !batch.updates.isEmpty {
                     let update = try db.cachedStatement(sql: Self.updateTask)
                     for task in batch.updates {
-                        try update.execute(arguments: [
-                            task.name, task.state.rawValue, task.downloaded, task.total, task.attempts,
-                            task.failuresWithoutData, task.error, stored(task.completedAt), task.position, task.etag,
-                            task.lastModified, task.contentType, task.finalURL, task.speedLimit, stored(task.retryAt),
-                            task.id,
-                        ])
+                        try update.execute(arguments: StatementArguments(task.changingValues + [task.id]))
                         // A task that is not stored is a bug upstream: the whole batch fails.
                         if db.changesCount != 1 { throw CatalogError("task \(task.taskID) is not in the catalog") }
                     }
                 }
                 if !batch.events.isEmpty {
                     let insert = try db.cachedStatement(sql: "INSERT INTO event (taskID, at, message) VALUES (?, ?, ?)")
-                    for event in batch.events { try insert.execute(arguments: [event.taskID, stored(event.at), event.message]) }
+                    for event in batch.events { try insert.execute(arguments: [event.taskID, DownloadTask.stored(event.at), event.message]) }
                 }
                 if !batch.deletes.isEmpty {
                     let delete = try db.cachedStatement(sql: "DELETE FROM task WHERE id = ?")
@@ -131,24 +117,13 @@ public final class Catalog: Sendable {
         } catch { throw CatalogError("save tasks", error) }
     }
 
-    /// A date in GRDB's own text for it (`StoredDate`), without its formatter.
-    private func stored(_ date: Date?) -> (any DatabaseValueConvertible)? {
-        guard let date else { return nil }
-        return StoredDate.text(date) ?? date
-    }
-
     private static let insertTask = """
-        INSERT INTO task (id, url, normalizedURL, options, name, state, downloaded, total, attempts,
-          failuresWithoutData, error, addedAt, completedAt, position, etag, lastModified, contentType,
-          finalURL, speedLimit, retryAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO task (\(DownloadTask.storedColumns.joined(separator: ", ")))
+          VALUES (\(Array(repeating: "?", count: DownloadTask.storedColumns.count).joined(separator: ", ")))
         """
 
-    /// Every column that changes after a task is added (url, options and
-    /// addedAt never do).
     private static let updateTask = """
-        UPDATE task SET name = ?, state = ?, downloaded = ?, total = ?, attempts = ?, failuresWithoutData = ?,
-          error = ?, completedAt = ?, position = ?, etag = ?, lastModified = ?, contentType = ?, finalURL = ?,
-          speedLimit = ?, retryAt = ? WHERE id = ?
+        UPDATE task SET \(DownloadTask.changingColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?
         """
 
     /// The highest task id ever handed out (AUTOINCREMENT's sequence), so ids

@@ -55,6 +55,16 @@ enum CatalogMigrations {
             try db.rename(table: "event_v2", to: "event")
             try db.create(index: "event_on_taskID", on: "event", columns: ["taskID"])
         }
+        // What is on disk becomes a set of byte ranges (R18): segments are
+        // fetched in parallel and each checkpoints its own. One encoded
+        // list per task row ("0-1048576,2097152-3145728"), not a table of
+        // segments: a checkpoint stays one UPDATE of one row in the loop's
+        // batch, a task has a handful of ranges, and loading 100,000 tasks
+        // stays one scan. `downloaded` stays, as their sum.
+        migrator.registerMigration("v3-byte-ranges") { db in
+            try db.alter(table: "task") { t in t.add(column: "ranges", .text).notNull().defaults(to: "") }
+            try db.execute(sql: "UPDATE task SET ranges = '0-' || downloaded WHERE downloaded > 0")
+        }
         return migrator
     }
 }

@@ -10,19 +10,16 @@ public enum MountPreflight {
     public static func check(mountpoint: String, allowNonEmpty: Bool = false) throws(DaemonError) -> String {
         let path = absolute(mountpoint)
         var st = stat()
+        if stat(path, &st) == 0, MountTable.isMountPoint(path),
+           MountProbe.ask(path, within: 2) == .failed(errno: ENOTCONN) {
+            // A dead mount whose root's attributes the kernel still had
+            // cached: `stat` answered from the cache.
+            try clearDeadMount(path, &st)
+        }
         if stat(path, &st) != 0 {
             let err = errno
             if err == ENOTCONN {
-                // A dead FUSE mount ("Transport endpoint is not connected").
-                // The killed daemon's auto_unmount helper (fusermount3) clears
-                // it by itself within moments; clearing it first would let that
-                // helper unmount our new mount instead. Give it 5 s.
-                let deadline = Date().addingTimeInterval(5)
-                while stat(path, &st) != 0 && errno == ENOTCONN && Date() < deadline { usleep(50_000) }
-                if stat(path, &st) != 0 && errno == ENOTCONN { clearDeadMount(path) }
-                if stat(path, &st) != 0 {
-                    throw DaemonError("\(path) holds a dead mount that could not be cleared: \(String(cString: strerror(errno))); try fusermount3 -uz \(path)")
-                }
+                try clearDeadMount(path, &st)
             } else if err == ENOENT {
                 throw DaemonError("mountpoint \(path) does not exist; create it with mkdir -p \(path)")
             } else {
@@ -128,8 +125,20 @@ public enum MountPreflight {
         return nil
     }
 
-    static func clearDeadMount(_ path: String) {
-        guard let fusermount = findExecutable("fusermount3") else { return }
-        _ = Subprocess.run(fusermount, ["-uz", path])
+    /// A dead FUSE mount ("Transport endpoint is not connected"). The
+    /// killed daemon's auto_unmount helper (fusermount3) clears it by itself
+    /// within moments; clearing it first would let that helper unmount our
+    /// new mount instead. Give it 5 s, then detach it ourselves; `st` is the
+    /// mountpoint's own directory afterwards.
+    static func clearDeadMount(_ path: String, _ st: inout stat) throws(DaemonError) {
+        let deadline = Date().addingTimeInterval(5)
+        while MountTable.isMountPoint(path) && Date() < deadline { usleep(50_000) }
+        if MountTable.isMountPoint(path), let fusermount = findExecutable("fusermount3") {
+            _ = Subprocess.run(fusermount, ["-uz", path])
+        }
+        if stat(path, &st) != 0 || MountTable.isMountPoint(path) {
+            let reason = MountTable.isMountPoint(path) ? "it is still mounted" : String(cString: strerror(errno))
+            throw DaemonError("\(path) holds a dead mount that could not be cleared (\(reason)); try fusermount3 -uz \(path)")
+        }
     }
 }

@@ -6,35 +6,71 @@ import Foundation
 ///
 /// Only `TaskMachine` changes a task; the daemon's loop commits the stored
 /// part to the catalog before anything shows the change (R15).
-public struct DownloadTask: Codable, Sendable, Equatable {
+public struct DownloadTask: Sendable, Equatable {
     /// Never reused: the table uses AUTOINCREMENT, so even the highest id of a
     /// deleted task is not handed out again. Nil until inserted.
     public var id: Int64?
-    public var url: String
+    /// The URL, options and time it was added with, shared between copies.
+    public private(set) var origin: TaskOrigin
+    public var url: String {
+        get { origin.url }
+        set { origin = TaskOrigin(url: newValue, normalizedURL: normalizedURL, options: options, addedAt: addedAt) }
+    }
     /// R13 key: the same normalised URL is downloaded once.
-    public var normalizedURL: String
-    public var options: TaskOptions
+    public var normalizedURL: String {
+        get { origin.normalizedURL }
+        set { origin = TaskOrigin(url: url, normalizedURL: newValue, options: options, addedAt: addedAt) }
+    }
+    public var options: TaskOptions {
+        get { origin.options }
+        set { origin = TaskOrigin(url: url, normalizedURL: normalizedURL, options: newValue, addedAt: addedAt) }
+    }
+    public var addedAt: Date {
+        get { origin.addedAt }
+        set { origin = TaskOrigin(url: url, normalizedURL: normalizedURL, options: options, addedAt: newValue) }
+    }
     /// Reserved file name (sanitised, unique among tasks and STATE/files).
     public var name: String
     public var state: TaskState
-    /// Bytes safely on disk: fdatasync'ed before this was written (R51).
-    public var downloaded: Int64
+    /// What of the file is safely on disk: each range fdatasync'ed before
+    /// it was committed (R18, R51). Several when segments were fetched in
+    /// parallel or a crash left holes.
+    public var ranges = ByteRanges()
+    /// Bytes safely on disk: the sum of `ranges`. Setting it means the first
+    /// `newValue` bytes, as one connection from zero writes them.
+    public var downloaded: Int64 {
+        get { ranges.count }
+        set { ranges = newValue > 0 ? ByteRanges([0..<newValue]) : ByteRanges() }
+    }
     public var total: Int64?
     /// Transfer attempts started so far.
     public var attempts: Int
     /// Attempts in a row that failed without receiving any data (R53).
     public var failuresWithoutData: Int
     public var error: String?
-    public var addedAt: Date
     public var completedAt: Date?
     /// Position in the waiting line (lower starts first; `top` makes it lowest).
     public var position: Int64
+    /// The server's validators, type and final URL, shared between copies.
+    public var remote: RemoteFacts = .none
     /// Validators of the data we hold, for If-Range (R52); for FTP the MDTM.
-    public var etag: String?
-    public var lastModified: String?
-    public var contentType: String?
+    public var etag: String? {
+        get { remote.etag }
+        set { remote = RemoteFacts(etag: newValue, lastModified: lastModified, contentType: contentType, finalURL: finalURL) }
+    }
+    public var lastModified: String? {
+        get { remote.lastModified }
+        set { remote = RemoteFacts(etag: etag, lastModified: newValue, contentType: contentType, finalURL: finalURL) }
+    }
+    public var contentType: String? {
+        get { remote.contentType }
+        set { remote = RemoteFacts(etag: etag, lastModified: lastModified, contentType: newValue, finalURL: finalURL) }
+    }
     /// The URL after redirects, once known.
-    public var finalURL: String?
+    public var finalURL: String? {
+        get { remote.finalURL }
+        set { remote = RemoteFacts(etag: etag, lastModified: lastModified, contentType: contentType, finalURL: newValue) }
+    }
     /// Per-task speed limit in bytes/s (0: none).
     public var speedLimit: Int64
     /// When a `retrying` task's back-off ends.
@@ -52,32 +88,25 @@ public struct DownloadTask: Codable, Sendable, Equatable {
     /// Monotonic time the task last started downloading (preemption order, R30/R31).
     public var startedAt: Double?
 
-    enum CodingKeys: String, CodingKey {
-        case id, url, normalizedURL, options, name, state, downloaded, total, attempts, failuresWithoutData,
-             error, addedAt, completedAt, position, etag, lastModified, contentType, finalURL, speedLimit, retryAt
-    }
-
     public init(url: String, normalizedURL: String, options: TaskOptions, name: String,
                 addedAt: Date, position: Int64) {
+        self.init(origin: TaskOrigin(url: url, normalizedURL: normalizedURL, options: options, addedAt: addedAt),
+                  name: name, position: position)
+    }
+
+    /// A new task, `queued`, with nothing downloaded yet.
+    public init(origin: TaskOrigin, name: String, position: Int64) {
         self.id = nil
-        self.url = url
-        self.normalizedURL = normalizedURL
-        self.options = options
+        self.origin = origin
         self.name = name
         self.state = .queued
-        self.downloaded = 0
         self.total = nil
         self.attempts = 0
         self.failuresWithoutData = 0
         self.error = nil
-        self.addedAt = addedAt
         self.completedAt = nil
         self.position = position
-        self.etag = nil
-        self.lastModified = nil
-        self.contentType = nil
-        self.finalURL = nil
-        self.speedLimit = options.maxDownloadLimit ?? 0
+        self.speedLimit = origin.options.maxDownloadLimit ?? 0
         self.retryAt = nil
     }
 

@@ -26,7 +26,22 @@ public struct TaskIndex: Sendable {
     /// The queued ones in start order.
     private var waiting = WaitingLine()
 
+    /// False for a copy that only answers lookups by id and name (the one
+    /// FUSE threads read): it keeps no URL or scheduling indexes, which at
+    /// 100,000 tasks are a fifth of its size.
+    public private(set) var schedules = true
+
     public init() {}
+
+    /// This index without its URL and scheduling indexes (it shares the
+    /// tasks' storage until either copy changes).
+    public var forLookups: TaskIndex {
+        var copy = TaskIndex()
+        copy.schedules = false
+        copy.tasks = tasks
+        copy.names = names
+        return copy
+    }
 
     public subscript(id: Int64) -> DownloadTask? { tasks[id] }
 
@@ -43,7 +58,7 @@ public struct TaskIndex: Sendable {
             unindexNameAndURL(old)
             indexNameAndURL(task)
         }
-        if old.state != task.state || old.position != task.position || old.startedAt != task.startedAt {
+        if schedules && old.state != task.state || old.position != task.position || old.startedAt != task.startedAt {
             unindexState(old)
             indexState(task, wasWaitingAt: old.state == .queued ? old.position : nil)
         }
@@ -52,18 +67,18 @@ public struct TaskIndex: Sendable {
     public mutating func remove(_ id: Int64) {
         guard let old = tasks.removeValue(forKey: id) else { return }
         unindexNameAndURL(old)
-        unindexState(old)
+        if schedules { unindexState(old) }
     }
 
     private mutating func index(_ task: DownloadTask) {
         indexNameAndURL(task)
-        indexState(task, wasWaitingAt: nil)
+        if schedules { indexState(task, wasWaitingAt: nil) }
     }
 
     private mutating func indexNameAndURL(_ task: DownloadTask) {
         let id = task.taskID
         names[task.name] = id
-        guard task.state != .failed else { return }
+        guard schedules, task.state != .failed else { return }
         let key = task.normalizedURL
         if let other = urls[key], other != id {
             sharedURLs[key, default: []].formUnion([other, id])
@@ -76,6 +91,7 @@ public struct TaskIndex: Sendable {
     private mutating func unindexNameAndURL(_ old: DownloadTask) {
         let id = old.taskID
         if names[old.name] == id { names[old.name] = nil }
+        guard schedules else { return }
         let key = old.normalizedURL
         if var shared = sharedURLs[key] {
             shared.remove(id)

@@ -165,12 +165,10 @@ public struct TaskMachine: Sendable {
 
     private func responded(_ step: inout TaskTransition, response: ResponseSummary, decision: ResumeDecision, name: String?) {
         let head = response.head
+        var validators = (etag: step.task.etag, lastModified: step.task.lastModified)
         switch decision {
         case .append(let total):
-            if step.task.downloaded == 0 {
-                step.task.etag = head.etag
-                step.task.lastModified = head.lastModified
-            }
+            if step.task.downloaded == 0 { validators = (head.etag, head.lastModified) }
             step.task.total = total ?? (step.task.downloaded == 0 ? nil : step.task.total)
             if step.task.downloaded > 0 {
                 step.log.append(TransferProtocol(url: step.task.url).resumed(at: step.task.downloaded, status: head.status))
@@ -178,8 +176,7 @@ public struct TaskMachine: Sendable {
         case .startOver(let total, let reason):
             step.task.downloaded = 0
             step.task.total = total
-            step.task.etag = head.etag
-            step.task.lastModified = head.lastModified
+            validators = (head.etag, head.lastModified)
             step.log.append("starting over from zero: \(reason)")
         case .alreadyComplete(let total):
             step.task.total = total
@@ -187,8 +184,9 @@ public struct TaskMachine: Sendable {
         case .fail:
             return
         }
-        step.task.contentType = response.contentType
-        step.task.finalURL = response.effectiveURL
+        let remote = RemoteFacts(etag: validators.etag, lastModified: validators.lastModified,
+                                 contentType: response.contentType, finalURL: response.effectiveURL)
+        if remote != step.task.remote { step.task.remote = remote }
         if step.task.options.out == nil, let name, name != step.task.name {
             step.task.name = name
             step.log.append("name: \(name)")
@@ -209,8 +207,8 @@ public struct TaskMachine: Sendable {
             // like any other (R53): no server answer makes us loop.
             step.task.downloaded = 0
             step.task.total = nil
-            step.task.etag = nil
-            step.task.lastModified = nil
+            step.task.remote = RemoteFacts(etag: nil, lastModified: nil, contentType: step.task.contentType,
+                                           finalURL: step.task.finalURL)
             step.task.failuresWithoutData += 1
             step.effects.append(.deletePartial)
             let line = "starting over from zero: \(reason)"
@@ -324,9 +322,9 @@ public struct TaskMachine: Sendable {
             return
         }
         if let size = disk.partialSize {
-            if size < task.downloaded {
-                step.log.append("partial data is shorter than its checkpoint; continuing from \(size) bytes")
-                step.task.downloaded = size
+            if let end = task.ranges.ranges.last?.upperBound, size < end {
+                step.task.ranges = task.ranges.clamped(to: 0..<size)
+                step.log.append("partial data is shorter than its checkpoint; continuing from \(step.task.downloaded) bytes")
             }
         } else if task.downloaded > 0 {
             // A crash between moving a finished file and committing it?

@@ -14,7 +14,7 @@ final class CatalogMigrationTests: XCTestCase {
     override func tearDownWithError() throws { try directory.remove() }
 
     /// The shipped migrations; renaming one would make every existing catalog look newer.
-    private let shipped = ["v1-tasks-and-events", "v2-events-belong-to-tasks"]
+    private let shipped = ["v1-tasks-and-events", "v2-events-belong-to-tasks", "v3-byte-ranges"]
 
     /// Runs `body` on a plain connection of our own, closed before returning.
     private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
@@ -56,11 +56,9 @@ final class CatalogMigrationTests: XCTestCase {
         try CatalogMigrations.migrator.migrate(v1, upTo: "v1-tasks-and-events")
         try v1.close()
         try withDatabase { db in
-            var task = DownloadTask(url: "https://h/a", normalizedURL: "https://h/a", options: TaskOptions(), name: "a",
-                                    addedAt: Date(timeIntervalSince1970: 1_800_000_000), position: 1)
-            try task.insert(db)
+            try insertOldTask(db, id: 1, downloaded: 0)
             let at = Date(timeIntervalSince1970: 1_800_000_001)
-            for (taskID, message) in [(task.id, "kept: the task's"), (99, "dropped: task 99 is gone"), (nil, "kept: the daemon's")] {
+            for (taskID, message) in [(Int64(1), "kept: the task's"), (99, "dropped: task 99 is gone"), (nil, "kept: the daemon's")] {
                 var line = EventRecord(taskID: taskID, at: at, message: message)
                 try line.insert(db)
             }
@@ -77,6 +75,34 @@ final class CatalogMigrationTests: XCTestCase {
         try catalog.commit(batch)
         XCTAssertEqual(try withDatabase { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM event WHERE taskID = 1") }, 0,
                        "after the upgrade a task's lines go with it")
+    }
+
+    /// A task row as v1 and v2 stored it (no `ranges`), written by hand:
+    /// the record type writes today's columns.
+    private func insertOldTask(_ db: Database, id: Int64, downloaded: Int64) throws {
+        try db.execute(sql: """
+            INSERT INTO task (id, url, normalizedURL, options, name, state, downloaded, total, addedAt, position)
+            VALUES (?, ?, ?, '{"headers":[]}', ?, 'paused', ?, 10000000, '2027-01-15 08:00:00.000', ?)
+            """, arguments: [id, "https://h/\(id)", "https://h/\(id)", "f\(id)", downloaded, id])
+    }
+
+    /// R18: v2's one count becomes the range from zero it stood for; a task
+    /// with nothing has no ranges; both load with their count unchanged.
+    func test_R18_aV2CatalogsCountsBecomeRangesFromZero() throws {
+        let v2 = try DatabaseQueue(path: path)
+        try CatalogMigrations.migrator.migrate(v2, upTo: "v2-events-belong-to-tasks")
+        try v2.close()
+        try withDatabase { db in
+            try insertOldTask(db, id: 1, downloaded: 5_000_000)
+            try insertOldTask(db, id: 2, downloaded: 0)
+        }
+        let catalog = try Catalog(path: path)
+        XCTAssertEqual(try appliedMigrations(), shipped)
+        let stored = try withDatabase { try String.fetchAll($0, sql: "SELECT ranges FROM task ORDER BY id") }
+        XCTAssertEqual(stored, ["0-5000000", ""])
+        let tasks = try catalog.loadTasks()
+        XCTAssertEqual(tasks.map(\.ranges), [ByteRanges([0..<5_000_000]), ByteRanges()])
+        XCTAssertEqual(tasks.map(\.downloaded), [5_000_000, 0])
     }
 
     /// A catalog with a task, a log line and a migration this version does not know.

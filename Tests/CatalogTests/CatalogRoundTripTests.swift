@@ -26,7 +26,8 @@ final class CatalogRoundTripTests: XCTestCase {
                                 addedAt: Date(timeIntervalSince1970: 1_800_000_000.25), position: .min)
         task.id = 42
         task.state = .retrying
-        task.downloaded = 1 << 40 + 3
+        // Several ranges, as parallel segments and a crash leave them (R18).
+        task.ranges = ByteRanges([0..<(1 << 40 + 3), (1 << 40 + 4 << 20)..<(1 << 40 + 9 << 20), (1 << 41 - 1)..<(1 << 41)])
         task.total = 1 << 41
         task.attempts = 7
         task.failuresWithoutData = 2
@@ -79,7 +80,7 @@ final class CatalogRoundTripTests: XCTestCase {
         XCTAssertNil(back.startedAt)
         let stored: Set<String> = ["id", "url", "normalizedURL", "options", "name", "state", "downloaded", "total",
                                    "attempts", "failuresWithoutData", "error", "addedAt", "completedAt", "position",
-                                   "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt"]
+                                   "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt", "ranges"]
         XCTAssertEqual(try columns(), stored)
     }
 
@@ -144,5 +145,20 @@ final class CatalogRoundTripTests: XCTestCase {
         try Catalog(path: path).commit(batch)
         let back = try XCTUnwrap(try Catalog(path: path).loadTasks().first)
         XCTAssertEqual(back.addedAt.timeIntervalSince1970, task.addedAt.timeIntervalSince1970, accuracy: 0.001)
+    }
+
+    /// A ranges column that does not parse (edited by hand, damaged) is
+    /// trusted for no more than the row's count, from zero; the mount then
+    /// checks that against the partial file (R51).
+    func test_R51_unreadableRangesFallBackToTheCountFromZero() throws {
+        var task = everyFieldSet()
+        task.ranges = ByteRanges([0..<4096, 8192..<12288])
+        var batch = CatalogBatch()
+        batch.inserts = [task]
+        try Catalog(path: path).commit(batch)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: "UPDATE task SET ranges = 'garbage', downloaded = 6000") }
+        try queue.close()
+        XCTAssertEqual(try Catalog(path: path).loadTasks().first?.ranges, ByteRanges([0..<6000]))
     }
 }

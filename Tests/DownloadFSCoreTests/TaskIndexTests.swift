@@ -245,4 +245,29 @@ final class TaskIndexTests: XCTestCase {
         XCTAssertLessThanOrEqual(index.waitingEntries, 2 * 10 + 1024 + 1)
         XCTAssertEqual(index.firstInLine(10).count, 10)
     }
+
+    /// The published copy answers by id and name, and carries none of the
+    /// loop's URL and scheduling indexes, before or after later changes.
+    func test_aCopyForLookupsFindsTasksByIDAndNameOnly() {
+        var index = TaskIndex()
+        index.put(task(1))
+        index.put(task(2, state: .downloading))
+        var copy = index.forLookups
+        copy.put(task(3, name: "three"))
+        var renamed = task(1, name: "one")
+        renamed.state = .completed
+        copy.put(renamed)
+        XCTAssertFalse(copy.schedules)
+        XCTAssertEqual(copy.sortedIDs, [1, 2, 3])
+        XCTAssertEqual(copy.task(named: "three")?.id, 3)
+        XCTAssertEqual(copy.task(named: "one")?.state, .completed)
+        XCTAssertFalse(copy.isNameTaken("file-1"))
+        XCTAssertEqual(sets(copy), [[], [], []])
+        XCTAssertNil(copy.id(forURL: "https://example.org/3"))
+        XCTAssertEqual(copy.firstInLine(5), [])
+        // The loop's own index is untouched by the copy's changes.
+        XCTAssertEqual(index.sortedIDs, [1, 2])
+        XCTAssertEqual(index.firstInLine(5).map(\.id), [1])
+        XCTAssertEqual(index.id(forURL: "https://example.org/2"), 2)
+    }
 }

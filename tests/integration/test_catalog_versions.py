@@ -40,9 +40,11 @@ def _migrations(mount):
 
 
 def _make_v1(mount):
-    """Turn the current catalog back into what v1 left: its event table and
-    its migration list, plus a log line of a task v1 had deleted."""
+    """Turn the current catalog back into what v1 left: its event table, its
+    task table without v3's ranges, and its migration list, plus a log line of
+    a task v1 had deleted."""
     _sql(mount, V1_EVENT_TABLE + f"""
+        ALTER TABLE task DROP COLUMN ranges;
         DELETE FROM grdb_migrations WHERE identifier != '{V1}';
         INSERT INTO event (taskID, at, message) VALUES (999999, '2026-01-01 00:00:00.000', 'orphaned line');
     """)
@@ -71,6 +73,8 @@ def test_v1_catalog_is_migrated_and_keeps_everything(mount, faultserver):
     status = mount.status(paused)
     assert (status["state"], status["downloaded"]) == ("paused", str(kept))
     assert _sql(mount, query="SELECT count(*) FROM event WHERE taskID = 999999") == [(0,)]
+    # v3 (R18): the count became the range from zero it stood for.
+    assert _sql(mount, query="SELECT ranges FROM task WHERE id = ?", args=(paused,)) == [(f"0-{kept}",)]
 
     # The migrated task resumes where it was, not from zero.
     faultserver.update("/half.bin", throttle=None)

@@ -99,6 +99,39 @@ def test_r2_dead_mount_cleared(make_mount):
     assert "new" in os.listdir(mount.mp / "queue")
 
 
+def _auto_unmount_helpers(mountpoint):
+    """Pids of fusermount3 processes that hold `mountpoint` (libfuse's
+    auto_unmount helper), found by their command line, which names it."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                args = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if args and args[0].endswith(b"fusermount3") and os.fsencode(str(mountpoint)) in args:
+            pids.append(int(entry))
+    return pids
+
+
+def test_r2_dead_mount_with_cached_root_cleared(make_mount):
+    """The kernel may answer `stat` of a dead mount's root from its attribute
+    cache (the root is cached for seconds), so the mount looks alive; with
+    the auto_unmount helper gone nothing else clears it: `mount` must."""
+    mount = make_mount()
+    os.stat(mount.mp)  # the root's attributes are now in the kernel's cache
+    helpers = _auto_unmount_helpers(mount.mp)
+    assert helpers, "no auto_unmount helper found for the mount"
+    for pid in helpers:
+        os.kill(pid, signal.SIGKILL)
+    mount.kill9(settle=0)
+    assert mounted_in_table(mount.mp)
+    mount.remount()
+    assert "new" in os.listdir(mount.mp / "queue")
+
+
 def test_r2_dead_mount_without_helper_cleared(make_mount, tmp_path):
     mount = make_mount(start=False)
     mount.mp.mkdir(parents=True)

@@ -23,8 +23,9 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory {
     }
 
     func entries() throws(Errno) -> [DirectoryEntry] {
-        context.table.all().filter { $0.record.state == .completed }.map {
-            DirectoryEntry(name: $0.record.name, inode: NodeID.finished($0.id).inode, isDirectory: false)
+        context.table.map { entry in
+            entry.record.state != .completed ? nil
+                : DirectoryEntry(name: entry.record.name, inode: NodeID.finished(entry.id).inode, isDirectory: false)
         }
     }
 

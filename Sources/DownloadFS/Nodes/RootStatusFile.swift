@@ -20,6 +20,6 @@ struct RootStatusFile: OpenableNode {
 
     private func render() -> [UInt8] {
         let now = MonotonicClock.now()
-        return Array(StatusTable.render(context.table.all().map { TaskStatusView($0, now: now) }, now: Date()).utf8)
+        return Array(StatusTable.render(context.table.map { TaskStatusView($0, now: now) }, now: Date()).utf8)
     }
 }

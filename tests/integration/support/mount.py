@@ -148,7 +148,16 @@ class Mount:
         return result
 
     def ready(self):
-        return os.path.ismount(self.mp) and os.path.isdir(self.mp / "queue")
+        """Mounted and answering. `stat` alone is not enough: the kernel
+        answers it for a dead mount's root and cached names from its caches,
+        while opening a directory always reaches the daemon."""
+        if not (os.path.ismount(self.mp) and os.path.isdir(self.mp / "queue")):
+            return False
+        try:
+            os.close(os.open(self.mp, os.O_RDONLY | os.O_DIRECTORY))
+        except OSError:
+            return False
+        return True
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
