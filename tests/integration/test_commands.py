@@ -99,9 +99,8 @@ def test_r2_dead_mount_cleared(make_mount):
     assert "new" in os.listdir(mount.mp / "queue")
 
 
-def _auto_unmount_helpers(mountpoint):
-    """Pids of fusermount3 processes that hold `mountpoint` (libfuse's
-    auto_unmount helper), found by their command line, which names it."""
+def _processes(matches):
+    """Pids of processes whose argument list (as bytes) `matches`."""
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -111,9 +110,16 @@ def _auto_unmount_helpers(mountpoint):
                 args = handle.read().split(b"\0")
         except OSError:
             continue
-        if args and args[0].endswith(b"fusermount3") and os.fsencode(str(mountpoint)) in args:
+        if args and matches(args):
             pids.append(int(entry))
     return pids
+
+
+def _auto_unmount_helpers(mountpoint):
+    """Pids of fusermount3 processes that hold `mountpoint` (libfuse's
+    auto_unmount helper), found by their command line, which names it."""
+    target = os.fsencode(str(mountpoint))
+    return _processes(lambda args: args[0].endswith(b"fusermount3") and target in args)
 
 
 def test_r2_dead_mount_with_cached_root_cleared(make_mount):
@@ -194,18 +200,8 @@ def test_r3_sigterm_checkpoints_and_resumes(mount, faultserver):
 
 def _daemons_using(state_dir):
     """Pids of processes whose command line names `state_dir` (our daemons)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                args = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if str(state_dir).encode() in args and pid_alive(int(entry)):
-            pids.append(int(entry))
-    return pids
+    target = str(state_dir).encode()
+    return [pid for pid in _processes(lambda args: target in args) if pid_alive(pid)]
 
 
 def _assert_refused_cleanly(mount, workdir):
