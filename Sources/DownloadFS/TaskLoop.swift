@@ -210,8 +210,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         send(.event(id, .responded(serial: serial, response: response, decision: decision, name: nil)))
     }
 
-    func transferCheckpointed(_ id: Int64, serial: UInt64, bytes: Int64) {
-        send(.event(id, .checkpointed(serial: serial, bytes: bytes)))
+    func transferCheckpointed(_ id: Int64, serial: UInt64, ranges: ByteRanges) {
+        send(.event(id, .checkpointed(serial: serial, ranges: ranges)))
     }
 
     func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome) {

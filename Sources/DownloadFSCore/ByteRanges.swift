@@ -21,6 +21,11 @@ public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
     /// asked for on every status read, is not a sum over every range.
     public private(set) var count: Int64 = 0
 
+    /// The first `count` bytes, as one connection from zero writes them.
+    public static func prefix(_ count: Int64) -> ByteRanges {
+        ByteRanges(count > 0 ? [0..<count] : [])
+    }
+
     public init() {}
 
     /// The union of `ranges`, given in any order, overlapping or empty.

@@ -28,8 +28,9 @@ public enum TaskEvent: Sendable, Equatable {
     /// The response was judged (R52); `name` is the unique name the response
     /// suggests (R17), nil to keep the current one.
     case responded(serial: UInt64, response: ResponseSummary, decision: ResumeDecision, name: String?)
-    /// `bytes` are on disk (fdatasync'ed): the count may be committed (R51).
-    case checkpointed(serial: UInt64, bytes: Int64)
+    /// `ranges` are on disk (fdatasync'ed): they may be committed (R51).
+    /// Everything the task holds, not only what this attempt added.
+    case checkpointed(serial: UInt64, ranges: ByteRanges)
     case finished(serial: UInt64, outcome: TransferOutcome)
     /// The checksum was computed (R56).
     case verified(serial: UInt64, result: VerifyResult)

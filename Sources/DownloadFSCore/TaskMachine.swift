@@ -47,9 +47,9 @@ public struct TaskMachine: Sendable {
         case .responded(let serial, let response, let decision, let name):
             guard isCurrent(task, serial) else { return step }
             responded(&step, response: response, decision: decision, name: name)
-        case .checkpointed(let serial, let bytes):
+        case .checkpointed(let serial, let ranges):
             guard isCurrent(task, serial) else { return step }
-            step.task.downloaded = bytes
+            step.task.ranges = ranges
         case .finished(let serial, let outcome):
             guard isCurrent(task, serial) else { return step }
             step.task.transferring = false
@@ -198,8 +198,8 @@ public struct TaskMachine: Sendable {
         let stopping = step.task.stopping
         step.task.stopping = nil
         switch outcome {
-        case .stopped(let bytes):
-            step.task.downloaded = bytes
+        case .stopped(let ranges):
+            step.task.ranges = ranges
             try settleStop(&step, stopping)
         case .restart(let reason):
             // The answer could not be used: ask again from zero. The attempt
@@ -234,8 +234,8 @@ public struct TaskMachine: Sendable {
             } else {
                 step.effects.append(.finalize(serial: step.task.serial, name: step.task.name))
             }
-        case .failed(let failure, let bytes, let receivedData):
-            step.task.downloaded = bytes
+        case .failed(let failure, let ranges, let receivedData):
+            step.task.ranges = ranges
             step.task.failuresWithoutData = receivedData ? 0 : step.task.failuresWithoutData + 1
             step.task.error = failure.message
             if stopping != nil {

@@ -404,7 +404,7 @@ final class EasyTransfer {
                 // After a failed sync nothing is trusted, even a later sync
                 // that succeeds: the kernel may have dropped the pages that
                 // failed to reach the disk (R51).
-                if sync.failure == nil { delegate.transferCheckpointed(id, serial: serial, bytes: synced) }
+                if sync.failure == nil { delegate.transferCheckpointed(id, serial: serial, ranges: .prefix(synced)) }
                 sync.ended(committed: synced)
             case .failure(let error):
                 sync.ended(failure: error.errno)
@@ -433,14 +433,14 @@ final class EasyTransfer {
             return .restart(reason: restartReason)
         }
         if let abortFailure {
-            return .failed(abortFailure, bytes: writeOffset, receivedData: receivedData)
+            return .failed(abortFailure, ranges: .prefix(writeOffset), receivedData: receivedData)
         }
         if case .some(.alreadyComplete(let total)) = decision {
             return .completed(bytes: total, total: total)
         }
         if let writeErrno {
             return .failed(.writeError(errno: writeErrno, message: String(cString: strerror(writeErrno))),
-                           bytes: lastCheckpointBytes, receivedData: receivedData)
+                           ranges: .prefix(lastCheckpointBytes), receivedData: receivedData)
         }
         if code == CURLE_BAD_DOWNLOAD_RESUME {
             // FTP: the file is now smaller than what we have of it.
@@ -451,7 +451,7 @@ final class EasyTransfer {
             _ = ccurl_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
             return .failed(CurlFailure.from(code, receivedData: receivedData, redirects: redirects,
                                             detail: errorText, ftp: isFTP),
-                           bytes: writeOffset, receivedData: receivedData)
+                           ranges: .prefix(writeOffset), receivedData: receivedData)
         }
         var total: Int64?
         switch decision {
@@ -459,7 +459,7 @@ final class EasyTransfer {
         default: total = nil
         }
         if let total, total != writeOffset {
-            return .failed(.partialBody, bytes: writeOffset, receivedData: receivedData)
+            return .failed(.partialBody, ranges: .prefix(writeOffset), receivedData: receivedData)
         }
         return .completed(bytes: writeOffset, total: total ?? writeOffset)
     }
@@ -475,7 +475,7 @@ final class EasyTransfer {
             // trusted (R51): never the count that was asked for.
             if let failed = err != 0 ? err : sync.failure {
                 outcome = .failed(.writeError(errno: failed, message: String(cString: strerror(failed))),
-                                  bytes: sync.committed, receivedData: false)
+                                  ranges: .prefix(sync.committed), receivedData: false)
             }
             delegate.transferFinished(id, serial: serial, outcome: outcome)
         }

@@ -118,14 +118,14 @@ public final class Engine: @unchecked Sendable {
                 let transfer = try EasyTransfer(request: request, serial: serial, live: live,
                                                 checkpointer: checkpointer, delegate: delegate)
                 if let failure = transfer.configure() {
-                    transfer.finish(.failed(failure, bytes: request.stored.offset, receivedData: false))
+                    transfer.finish(.failed(failure, ranges: .prefix(request.stored.offset), receivedData: false))
                     return
                 }
                 transfers[request.id] = transfer
                 curl_multi_add_handle(multi, transfer.handle)
             } catch {
                 delegate.transferFinished(request.id, serial: serial,
-                                          outcome: .failed(error, bytes: request.stored.offset, receivedData: false))
+                                          outcome: .failed(error, ranges: .prefix(request.stored.offset), receivedData: false))
             }
         case .stop(let id):
             stopTransfer(id)
@@ -140,7 +140,7 @@ public final class Engine: @unchecked Sendable {
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         curl_multi_remove_handle(multi, transfer.handle)
         transfer.flush()
-        transfer.finish(.stopped(bytes: transfer.writeOffset))
+        transfer.finish(.stopped(ranges: .prefix(transfer.writeOffset)))
     }
 
     private func collectFinished() {

@@ -10,7 +10,7 @@ import DownloadFSCore
 public protocol EngineDelegate: AnyObject, Sendable {
     /// The response head was accepted and bytes will be written from `writeOffset`.
     func transferStarted(_ id: Int64, serial: UInt64, response: ResponseSummary, decision: ResumeDecision)
-    /// `bytes` are flushed to disk (R51): the count may be committed.
-    func transferCheckpointed(_ id: Int64, serial: UInt64, bytes: Int64)
+    /// `ranges` (all the task holds) are flushed to disk (R51): they may be committed.
+    func transferCheckpointed(_ id: Int64, serial: UInt64, ranges: ByteRanges)
     func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome)
 }

@@ -35,9 +35,9 @@ final class TaskMachineTests: XCTestCase {
          .limit(bytesPerSecond: 1024), .renamed(to: "other.iso"), .remove, .begin(serial: 9, at: 1),
          .demote(log: "demoted"), .backoffOver,
          .responded(serial: 5, response: response, decision: .append(total: 100), name: nil),
-         .checkpointed(serial: 5, bytes: 50), .finished(serial: 5, outcome: .stopped(bytes: 60)),
+         .checkpointed(serial: 5, ranges: .prefix(50)), .finished(serial: 5, outcome: .stopped(ranges: .prefix(60))),
          .finished(serial: 5, outcome: .completed(bytes: 100, total: 100)),
-         .finished(serial: 5, outcome: .failed(.connectionReset, bytes: 10, receivedData: true)),
+         .finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(10), receivedData: true)),
          .finished(serial: 5, outcome: .restart(reason: "odd")),
          .verified(serial: 5, result: .matched), .finalized(serial: 5, result: .moved(name: "file.iso")),
          .reconcile(DataOnDisk(partialSize: 10, finishedSize: nil))]
@@ -88,7 +88,7 @@ final class TaskMachineTests: XCTestCase {
     func test_R15_staleReportsChangeNothing() throws {
         let current = running(downloaded: 10)
         for event: TaskEvent in [
-            .checkpointed(serial: 4, bytes: 99), .finished(serial: 4, outcome: .completed(bytes: 100, total: 100)),
+            .checkpointed(serial: 4, ranges: .prefix(99)), .finished(serial: 4, outcome: .completed(bytes: 100, total: 100)),
             .responded(serial: 4, response: response, decision: .startOver(total: 1, reason: "x"), name: "n"),
             .verified(serial: 4, result: .matched), .finalized(serial: 4, result: .moved(name: "x")),
         ] {
@@ -97,7 +97,7 @@ final class TaskMachineTests: XCTestCase {
         // A report for a transfer that already finished is stale too.
         var done = current
         done.transferring = false
-        XCTAssertEqual(try apply(.checkpointed(serial: 5, bytes: 99), done).task.downloaded, 10)
+        XCTAssertEqual(try apply(.checkpointed(serial: 5, ranges: .prefix(99)), done).task.downloaded, 10)
     }
 
     // MARK: - commands (R30, R31)
@@ -108,7 +108,7 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(paused.task.stopping, .pause)
         XCTAssertEqual(paused.effects, [.stopTransfer(serial: 5)])
         XCTAssertEqual(try apply(.pause(log: "paused"), paused.task).effects, [], "one stop is enough")
-        let stopped = try apply(.finished(serial: 5, outcome: .stopped(bytes: 64)), paused.task)
+        let stopped = try apply(.finished(serial: 5, outcome: .stopped(ranges: .prefix(64))), paused.task)
         XCTAssertEqual(stopped.task.state, .paused)
         XCTAssertEqual(stopped.task.downloaded, 64)
         XCTAssertFalse(stopped.task.transferring)
@@ -137,7 +137,7 @@ final class TaskMachineTests: XCTestCase {
         let resumed = try apply(.resume(log: "resumed"), pausing)
         XCTAssertEqual(resumed.task.stopping, .requeue)
         XCTAssertEqual(resumed.effects, [])
-        let stopped = try apply(.finished(serial: 5, outcome: .stopped(bytes: 8)), resumed.task)
+        let stopped = try apply(.finished(serial: 5, outcome: .stopped(ranges: .prefix(8))), resumed.task)
         XCTAssertEqual(stopped.task.state, .queued)
     }
 
@@ -210,7 +210,7 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(step.task.state, .queued)
         XCTAssertEqual(step.effects, [.stopTransfer(serial: 5)])
         // Its stop report still brings the final count.
-        let stopped = try apply(.finished(serial: 5, outcome: .stopped(bytes: 33)), step.task)
+        let stopped = try apply(.finished(serial: 5, outcome: .stopped(ranges: .prefix(33))), step.task)
         XCTAssertEqual(stopped.task.state, .queued)
         XCTAssertEqual(stopped.task.downloaded, 33)
     }
@@ -259,11 +259,28 @@ final class TaskMachineTests: XCTestCase {
     }
 
     func test_R51_checkpointCommitsTheSyncedCount() throws {
-        XCTAssertEqual(try apply(.checkpointed(serial: 5, bytes: 8 << 20), running()).task.downloaded, 8 << 20)
+        XCTAssertEqual(try apply(.checkpointed(serial: 5, ranges: .prefix(8 << 20)), running()).task.downloaded, 8 << 20)
+    }
+
+    /// R18: what segments left on disk is kept as it is, holes and all; the
+    /// count is its sum.
+    func test_R18_checkpointsAndStopsKeepEveryRange() throws {
+        let pieces = ByteRanges([0..<(1 << 20), (4 << 20)..<(6 << 20)])
+        let checkpointed = try apply(.checkpointed(serial: 5, ranges: pieces), running()).task
+        XCTAssertEqual(checkpointed.ranges, pieces)
+        XCTAssertEqual(checkpointed.downloaded, 3 << 20)
+        var pausing = running()
+        pausing.stopping = .pause
+        let paused = try apply(.finished(serial: 5, outcome: .stopped(ranges: pieces)), pausing).task
+        XCTAssertEqual(paused.state, .paused)
+        XCTAssertEqual(paused.ranges, pieces)
+        let failed = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, ranges: pieces, receivedData: true)),
+                               running()).task
+        XCTAssertEqual(failed.ranges, pieces)
     }
 
     func test_R53_transientFailureRetriesWithBackoff() throws {
-        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 10, receivedData: false)),
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(10), receivedData: false)),
                              running(), jitter: 0.5)
         XCTAssertEqual(step.task.state, .retrying)
         XCTAssertEqual(step.task.failuresWithoutData, 1)
@@ -275,7 +292,7 @@ final class TaskMachineTests: XCTestCase {
     func test_R53_maxTriesWithoutDataFails() throws {
         var tired = running()
         tired.failuresWithoutData = 2
-        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 0, receivedData: false)), tired)
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(0), receivedData: false)), tired)
         XCTAssertEqual(step.task.state, .failed)
         XCTAssertEqual(step.effects, [.wake("failed: connection reset\n")])
         XCTAssertEqual(step.daemonLog, ["task 7 failed: connection reset"])
@@ -284,18 +301,18 @@ final class TaskMachineTests: XCTestCase {
     func test_R53_dataResetsTheTries() throws {
         var tired = running()
         tired.failuresWithoutData = 2
-        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 9, receivedData: true)), tired)
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(9), receivedData: true)), tired)
         XCTAssertEqual(step.task.state, .retrying)
         XCTAssertEqual(step.task.failuresWithoutData, 0)
     }
 
     func test_R54_writeErrorsFailWithAHint() throws {
         let full = try apply(.finished(serial: 5, outcome: .failed(.writeError(errno: 28, message: "No space left on device"),
-                                                                   bytes: 4, receivedData: true)), running())
+                                                                   ranges: .prefix(4), receivedData: true)), running())
         XCTAssertEqual(full.task.state, .failed)
         XCTAssertEqual(full.task.error, "No space left on device; free some space, then write resume to ctl")
         let eio = try apply(.finished(serial: 5, outcome: .failed(.writeError(errno: 5, message: "Input/output error"),
-                                                                  bytes: 4, receivedData: true)), running())
+                                                                  ranges: .prefix(4), receivedData: true)), running())
         XCTAssertEqual(eio.task.error, "Input/output error; check the disk, then write resume to ctl")
         XCTAssertEqual(eio.task.downloaded, 4)
     }
@@ -317,7 +334,7 @@ final class TaskMachineTests: XCTestCase {
 
     func test_R30_aFailureDuringAPauseStillPauses() throws {
         let pausing = try apply(.pause(log: "paused"), running()).task
-        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, bytes: 3, receivedData: true)), pausing)
+        let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(3), receivedData: true)), pausing)
         XCTAssertEqual(step.task.state, .paused)
         XCTAssertEqual(step.task.downloaded, 3)
     }
