@@ -1,0 +1,254 @@
+/// The bookkeeping of one attempt of a segmented (multi-connection)
+/// download (R18): which connection fetches which bytes, what is safely
+/// written, and what the engine must do after each event.
+///
+/// Pure: the engine owns the connections and the data file, feeds this type
+/// what happens (`responded`, `wrote`, `ended`, `fellBack`, `setSplit`) and
+/// carries out the `SegmentAction`s it gets back. Connections are numbered
+/// here, from 1, and a number is never reused.
+///
+/// - A fresh task (nothing held) or one whose total is unknown starts with
+///   one open-ended request: only the first answer tells whether ranges work
+///   and how big the file is. Once the total is known the other connections
+///   open on the holes first, then by stealing half of the largest claim
+///   (`SegmentPlanner`).
+/// - A claim is `[position, end)` of the bytes still to come; bytes written
+///   (by any connection) at a claim's position move it on, so claims stay
+///   disjoint from `written` and from one another.
+/// - A connection whose claim is used up is stopped (`abort`) if its request
+///   went further (an open-ended or a shrunk request), and replaced.
+/// - A fall back (200, another Content-Range, a changed validator) keeps one
+///   connection from byte 0 and forgets everything written, held bytes too.
+public struct SegmentedAttempt: Sendable {
+    /// The largest `split` accepted (R18).
+    public static let maximumSplit = 16
+
+    /// The file's size, once known.
+    public private(set) var total: Int64?
+    /// The held ranges and every byte reported written since (all of it
+    /// forgotten by a fall back).
+    public private(set) var written: ByteRanges
+    /// The open connections and the bytes each has still to fetch.
+    public private(set) var claims: [SegmentClaim] = []
+    /// True once the task fell back to one connection, or its first answer
+    /// left the total unknown: no further connection is opened.
+    public private(set) var single = false
+    /// How many connections may fetch at once, 1…16.
+    public private(set) var split: Int
+
+    public var connections: Int { claims.count }
+
+    /// The total is known and every byte of it is written.
+    public var isComplete: Bool {
+        guard let total else { return false }
+        return written.covers(0..<total)
+    }
+
+    /// The range each live connection was opened with (for a kept connection
+    /// after a fall back: from 0), to tell whether it must be stopped early.
+    private var requests: [UInt64: RequestedRange] = [:]
+    /// The end of the bytes each live connection itself reported written.
+    private var progress: [UInt64: Int64] = [:]
+    private var nextID: UInt64 = 1
+    private var started = false
+    /// More than one connection may be planned: the total is known and the
+    /// first answer came (or the start went straight to closed ranges).
+    private var fanOut = false
+    /// Writes are trusted from connections numbered from here on, and from
+    /// `kept`: those of connections dropped by a fall back are not.
+    private var trustedFrom: UInt64 = 1
+    private var kept: UInt64? = nil
+
+    public init(total: Int64?, held: ByteRanges, split: Int) {
+        let total = total.map { max(0, $0) }
+        self.total = total
+        self.written = held.clamped(to: 0..<(total ?? .max))
+        self.split = Self.clamp(split)
+    }
+
+    // MARK: Events
+
+    /// The first connections. A fresh task (nothing held from 0 on) or an
+    /// unknown total: one open-ended request from the end of the held
+    /// prefix. Otherwise up to `split` closed requests on what is missing.
+    /// Nothing to fetch, or called again: no actions.
+    public mutating func start() -> [SegmentAction] {
+        guard !started else { return [] }
+        started = true
+        if let total, written.covers(0..<total) { return [] }
+        if total == nil || written.isEmpty {
+            let from = written.prefixEnd
+            let id = newID()
+            // The claim stops at the next held byte, so that claims never
+            // cover what is written; the request stays open-ended.
+            let end = nextWritten(after: from) ?? total ?? .max
+            claims.append(SegmentClaim(id: id, position: from, end: end))
+            requests[id] = .from(from)
+            progress[id] = from
+            return [.open(id: id, range: .from(from))]
+        }
+        fanOut = true
+        return fill()
+    }
+
+    /// Connection `id`'s first answer was accepted; `ranged` if it was a 206
+    /// to a range request. Learns the total; if it is known, the free
+    /// connections open (holes first, then steals); if not, the task stays
+    /// on this one connection.
+    public mutating func responded(_ id: UInt64, total answered: Int64?, ranged: Bool) -> [SegmentAction] {
+        guard let request = requests[id] else { return [] }
+        if total == nil, let answered {
+            total = max(0, answered)
+            written = written.clamped(to: 0..<max(0, answered))
+        }
+        var actions: [SegmentAction] = []
+        if request.end == nil, let index = claims.firstIndex(where: { $0.id == id }) {
+            if let total {
+                // The request runs to the total: stop it at the next held
+                // byte, which is not fetched again.
+                let end = min(total, nextWritten(after: claims[index].position) ?? total)
+                claims[index].end = end
+                if end < total { actions.append(.shrink(id: id, end: end)) }
+            } else {
+                // One connection to the unknown end: nothing else fetches.
+                claims[index].end = .max
+            }
+        }
+        guard total != nil else {
+            single = true
+            return actions
+        }
+        // The total is known: more connections may open (a 206 said ranges
+        // work; after a plain 200 the new ones' answers will tell).
+        if !single { fanOut = true }
+        actions += settle()
+        actions += fill()
+        return actions
+    }
+
+    /// Connection `id` wrote `range` to the data file. Bytes beyond its
+    /// claim (a shrink not yet carried out) are recorded too, and move on
+    /// any claim they reach. A used-up claim's connection is stopped if its
+    /// request went further, and replaced.
+    public mutating func wrote(_ id: UInt64, _ range: Range<Int64>) -> [SegmentAction] {
+        guard trusts(id) else { return [] }
+        let bytes = range.clamped(to: 0..<(total ?? .max))
+        guard !bytes.isEmpty else { return [] }
+        written.insert(bytes)
+        if let known = progress[id] { progress[id] = max(known, range.upperBound) }
+        if let index = claims.firstIndex(where: { $0.id == id }) {
+            claims[index].position = max(claims[index].position, min(range.upperBound, claims[index].end))
+        }
+        return settle() + fill()
+    }
+
+    /// Connection `id` is gone (finished, failed or aborted); what it did
+    /// not fetch is a hole again, and free connections are filled.
+    public mutating func ended(_ id: UInt64) -> [SegmentAction] {
+        forget(id)
+        return fill()
+    }
+
+    /// The server ignored ranges, answered another Content-Range or changed
+    /// its validator: every connection but `keeping` is stopped, nothing
+    /// written is trusted any more, and one connection fetches from byte 0
+    /// (`keeping`, whose body starts at 0, or a new one).
+    public mutating func fellBack(keeping: UInt64?) -> [SegmentAction] {
+        let keep = keeping.flatMap { requests[$0] == nil ? nil : $0 }
+        var actions: [SegmentAction] = []
+        for id in requests.keys.sorted() where id != keep {
+            actions.append(.abort(id: id))
+            forget(id)
+        }
+        started = true
+        single = true
+        fanOut = false
+        written = ByteRanges()
+        claims = []
+        let id: UInt64
+        if let keep {
+            id = keep
+        } else {
+            id = newID()
+            actions.append(.open(id: id, range: .from(0)))
+        }
+        trustedFrom = nextID
+        kept = id
+        requests[id] = .from(0)
+        progress[id] = 0
+        let end = total ?? .max
+        if end > 0 { claims.append(SegmentClaim(id: id, position: 0, end: end)) }
+        return actions
+    }
+
+    /// Changes how many connections may fetch at once (clamped to 1…16).
+    /// More: new ones open at once. Fewer: nothing is stopped, but finished
+    /// connections are not replaced while there are `split` or more.
+    public mutating func setSplit(_ split: Int) -> [SegmentAction] {
+        self.split = Self.clamp(split)
+        return fill()
+    }
+
+    // MARK: Internals
+
+    private static func clamp(_ split: Int) -> Int { min(max(split, 1), maximumSplit) }
+
+    private mutating func newID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    private func trusts(_ id: UInt64) -> Bool {
+        id < nextID && (id >= trustedFrom || id == kept)
+    }
+
+    /// The start of the first written range after `offset`, if any.
+    private func nextWritten(after offset: Int64) -> Int64? {
+        written.ranges.first { $0.lowerBound > offset }?.lowerBound
+    }
+
+    private mutating func forget(_ id: UInt64) {
+        claims.removeAll { $0.id == id }
+        requests[id] = nil
+        progress[id] = nil
+    }
+
+    /// Moves every claim past written bytes at its position; a claim used
+    /// up is closed, its connection stopped if its request goes further.
+    private mutating func settle() -> [SegmentAction] {
+        var actions: [SegmentAction] = []
+        var index = 0
+        while index < claims.count {
+            let claim = claims[index]
+            if let run = written.range(containing: claim.position) {
+                claims[index].position = min(claim.end, max(claim.position, run.upperBound))
+            }
+            guard claims[index].position >= claims[index].end else { index += 1; continue }
+            let id = claim.id
+            if let request = requests[id] {
+                let requestEnd = request.end ?? total ?? .max
+                if (progress[id] ?? request.start) < requestEnd { actions.append(.abort(id: id)) }
+            }
+            forget(id)
+        }
+        return actions
+    }
+
+    /// Opens connections on the planner's assignments while there are
+    /// fewer than `split`.
+    private mutating func fill() -> [SegmentAction] {
+        guard started, fanOut, !single, let total else { return [] }
+        var actions: [SegmentAction] = []
+        while claims.count < split, let assignment = SegmentPlanner.next(total: total, done: written, claims: claims) {
+            let id = newID()
+            if case .steal(let victim, let at, _) = assignment { actions.append(.shrink(id: victim, end: at)) }
+            SegmentPlanner.apply(assignment, newID: id, to: &claims)
+            let range = assignment.range
+            let request = RequestedRange(start: range.lowerBound, end: range.upperBound)
+            requests[id] = request
+            progress[id] = range.lowerBound
+            actions.append(.open(id: id, range: request))
+        }
+        return actions
+    }
+}

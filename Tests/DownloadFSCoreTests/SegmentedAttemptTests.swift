@@ -1,0 +1,499 @@
+import XCTest
+@testable import DownloadFSCore
+
+/// `SegmentedAttempt`: the bookkeeping of one attempt of a segmented
+/// download (R18): up to `split` connections on closed ranges, a finished
+/// connection takes half of the largest remaining one, and a server that
+/// ignores ranges or changes the file makes the task go on with one
+/// connection from zero.
+final class SegmentedAttemptTests: XCTestCase {
+    private let mib: Int64 = 1 << 20
+
+    private func claim(_ id: UInt64, _ position: Int64, _ end: Int64) -> SegmentClaim {
+        SegmentClaim(id: id, position: position, end: end)
+    }
+
+    private func closed(_ start: Int64, _ end: Int64) -> RequestedRange {
+        RequestedRange(start: start, end: end)
+    }
+
+    /// A fresh 40 MiB task on two connections, after the first answer:
+    /// connection 1 on 0..<20 MiB (shrunk), connection 2 on 20..<40 MiB.
+    private func twoConnections(split: Int = 2) -> SegmentedAttempt {
+        var attempt = SegmentedAttempt(total: 40 * mib, held: ByteRanges(), split: split)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.responded(1, total: 40 * mib, ranged: false),
+                       [.shrink(id: 1, end: 20 * mib), .open(id: 2, range: closed(20 * mib, 40 * mib))])
+        return attempt
+    }
+
+    // MARK: Start
+
+    func test_R18_aFreshTaskStartsWithOneOpenEndedConnectionThenStealsAfterA206() {
+        var attempt = SegmentedAttempt(total: nil, held: ByteRanges(), split: 4)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.connections, 1)
+        XCTAssertFalse(attempt.single)
+        XCTAssertEqual(attempt.claims, [claim(1, 0, .max)])
+
+        let actions = attempt.responded(1, total: 100 * mib, ranged: true)
+        XCTAssertEqual(actions, [
+            .shrink(id: 1, end: 50 * mib), .open(id: 2, range: closed(50 * mib, 100 * mib)),
+            // Both have 50 MiB left: the lowest position is split first.
+            .shrink(id: 1, end: 25 * mib), .open(id: 3, range: closed(25 * mib, 50 * mib)),
+            .shrink(id: 2, end: 75 * mib), .open(id: 4, range: closed(75 * mib, 100 * mib)),
+        ])
+        XCTAssertEqual(attempt.total, 100 * mib)
+        XCTAssertEqual(attempt.connections, 4)
+        XCTAssertEqual(attempt.claims, [claim(1, 0, 25 * mib), claim(2, 50 * mib, 75 * mib),
+                                        claim(3, 25 * mib, 50 * mib), claim(4, 75 * mib, 100 * mib)])
+    }
+
+    func test_R18_aPlain200WithALengthAlsoLetsTheOthersOpen() {
+        var attempt = SegmentedAttempt(total: 10 * mib, held: ByteRanges(), split: 2)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))], "a fresh task waits for the first answer")
+        XCTAssertEqual(attempt.claims, [claim(1, 0, 10 * mib)])
+        XCTAssertEqual(attempt.setSplit(3), [], "no second connection before the first answer")
+        XCTAssertEqual(attempt.responded(1, total: 10 * mib, ranged: false),
+                       [.shrink(id: 1, end: 5 * mib), .open(id: 2, range: closed(5 * mib, 10 * mib)),
+                        .shrink(id: 1, end: 5 * mib / 2), .open(id: 3, range: closed(5 * mib / 2, 5 * mib))])
+    }
+
+    func test_R18_aResumeWithHolesOpensClosedRangesOnTheHoles() {
+        let held = ByteRanges([0..<mib, (2 * mib)..<(3 * mib), (7 * mib)..<(10 * mib)])
+        var two = SegmentedAttempt(total: 10 * mib, held: held, split: 2)
+        XCTAssertEqual(two.start(), [.open(id: 1, range: closed(3 * mib, 7 * mib)),
+                                     .open(id: 2, range: closed(mib, 2 * mib))], "the largest hole first")
+
+        var four = SegmentedAttempt(total: 10 * mib, held: held, split: 4)
+        XCTAssertEqual(four.start(), [
+            .open(id: 1, range: closed(3 * mib, 7 * mib)),
+            .open(id: 2, range: closed(mib, 2 * mib)),
+            .shrink(id: 1, end: 5 * mib), .open(id: 3, range: closed(5 * mib, 7 * mib)),
+            .shrink(id: 1, end: 4 * mib), .open(id: 4, range: closed(4 * mib, 5 * mib)),
+        ])
+        XCTAssertEqual(four.written, held)
+        XCTAssertEqual(four.start(), [], "a second start does nothing")
+    }
+
+    func test_R18_aHeldPrefixOnlyResumesWithClosedRanges() {
+        var attempt = SegmentedAttempt(total: 3 * mib, held: ByteRanges([0..<mib]), split: 1)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: closed(mib, 3 * mib))])
+    }
+
+    func test_R18_nothingToFetchOpensNothing() {
+        var empty = SegmentedAttempt(total: 0, held: ByteRanges(), split: 4)
+        XCTAssertTrue(empty.isComplete)
+        XCTAssertEqual(empty.start(), [])
+        var done = SegmentedAttempt(total: 5 * mib, held: ByteRanges([0..<(5 * mib)]), split: 4)
+        XCTAssertTrue(done.isComplete)
+        XCTAssertEqual(done.start(), [])
+        XCTAssertEqual(done.connections, 0)
+    }
+
+    func test_R18_heldBytesBeyondTheTotalAndTheSplitAreClamped() {
+        XCTAssertEqual(SegmentedAttempt(total: 10, held: ByteRanges([5..<20]), split: 4).written, ByteRanges([5..<10]))
+        XCTAssertEqual(SegmentedAttempt(total: 10, held: ByteRanges(), split: 0).split, 1)
+        XCTAssertEqual(SegmentedAttempt(total: 10, held: ByteRanges(), split: -3).split, 1)
+        XCTAssertEqual(SegmentedAttempt(total: 10, held: ByteRanges(), split: 17).split, 16)
+        XCTAssertFalse(SegmentedAttempt(total: nil, held: ByteRanges([0..<10]), split: 4).isComplete,
+                       "never complete while the total is unknown")
+    }
+
+    func test_R18_aFirstConnectionThatFailsBeforeItsAnswerIsNotReplaced() {
+        var fresh = SegmentedAttempt(total: 10 * mib, held: ByteRanges(), split: 4)
+        XCTAssertEqual(fresh.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(fresh.ended(1), [], "whether ranges work is still unknown")
+        XCTAssertEqual(fresh.connections, 0)
+        var resumed = SegmentedAttempt(total: 10 * mib, held: ByteRanges([0..<(9 * mib)]), split: 4)
+        XCTAssertEqual(resumed.start(), [.open(id: 1, range: closed(9 * mib, 10 * mib))])
+        XCTAssertEqual(resumed.ended(1), [.open(id: 2, range: closed(9 * mib, 10 * mib))],
+                       "closed ranges from the start: the hole is fetched again")
+    }
+
+    // MARK: Unknown total
+
+    func test_R18_anUnknownTotalStaysOnOneConnection() {
+        var attempt = SegmentedAttempt(total: nil, held: ByteRanges([0..<1000]), split: 8)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(1000))], "from the held prefix")
+        XCTAssertEqual(attempt.responded(1, total: nil, ranged: true), [])
+        XCTAssertTrue(attempt.single)
+        XCTAssertNil(attempt.total)
+        XCTAssertEqual(attempt.wrote(1, 1000..<(50 * mib)), [])
+        XCTAssertEqual(attempt.written, ByteRanges([0..<(50 * mib)]))
+        XCTAssertEqual(attempt.claims, [claim(1, 50 * mib, .max)])
+        XCTAssertEqual(attempt.setSplit(16), [])
+        XCTAssertFalse(attempt.isComplete)
+        XCTAssertEqual(attempt.ended(1), [], "no replacement on one connection")
+        XCTAssertEqual(attempt.connections, 0)
+    }
+
+    func test_R18_anOpenEndedClaimStopsAtTheNextHeldByteOnceTheTotalIsKnown() {
+        // The total is unknown but bytes are held beyond a hole: the first
+        // request is open-ended, its claim ends where the held bytes begin.
+        let held = ByteRanges([0..<100, (5 * mib)..<(6 * mib)])
+        var attempt = SegmentedAttempt(total: nil, held: held, split: 4)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(100))])
+        XCTAssertEqual(attempt.claims, [claim(1, 100, 5 * mib)])
+        XCTAssertEqual(attempt.responded(1, total: 10 * mib, ranged: true), [
+            .shrink(id: 1, end: 5 * mib),
+            .open(id: 2, range: closed(6 * mib, 10 * mib)),
+            .shrink(id: 1, end: 5 * mib / 2), .open(id: 3, range: closed(5 * mib / 2, 5 * mib)),
+            .shrink(id: 2, end: 8 * mib), .open(id: 4, range: closed(8 * mib, 10 * mib)),
+        ])
+    }
+
+    func test_R18_anOpenEndedClaimRunsToTheEndWhenTheTotalStaysUnknown() {
+        var attempt = SegmentedAttempt(total: nil, held: ByteRanges([(5 * mib)..<(6 * mib)]), split: 4)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.claims, [claim(1, 0, 5 * mib)])
+        XCTAssertEqual(attempt.responded(1, total: nil, ranged: false), [])
+        XCTAssertEqual(attempt.claims, [claim(1, 0, .max)])
+        XCTAssertEqual(attempt.wrote(1, 0..<(7 * mib)), [], "writing over the held bytes does not stop it")
+        XCTAssertEqual(attempt.claims, [claim(1, 7 * mib, .max)])
+    }
+
+    // MARK: Finishing, failing, stealing
+
+    func test_R18_aFinishingConnectionTakesHalfOfTheLargestRemaining() {
+        var attempt = twoConnections()
+        XCTAssertEqual(attempt.wrote(1, 0..<(10 * mib)), [])
+        XCTAssertEqual(attempt.claims, [claim(1, 10 * mib, 20 * mib), claim(2, 20 * mib, 40 * mib)])
+        // Connection 2 finishes its closed range: nothing to stop, and it
+        // takes half of what connection 1 has left.
+        XCTAssertEqual(attempt.wrote(2, (20 * mib)..<(40 * mib)),
+                       [.shrink(id: 1, end: 15 * mib), .open(id: 3, range: closed(15 * mib, 20 * mib))])
+        // Connection 1 (open-ended, shrunk) reaches its new end: it is
+        // stopped, and its replacement splits connection 3.
+        let middle = 15 * mib + 5 * mib / 2
+        XCTAssertEqual(attempt.wrote(1, (10 * mib)..<(15 * mib)),
+                       [.abort(id: 1), .shrink(id: 3, end: middle), .open(id: 4, range: closed(middle, 20 * mib))])
+        XCTAssertEqual(attempt.claims, [claim(3, 15 * mib, middle), claim(4, middle, 20 * mib)])
+        // Connection 4 finishes and splits what connection 3 has left (2.5 MiB).
+        let quarter = 15 * mib + 5 * mib / 4
+        XCTAssertEqual(attempt.wrote(4, middle..<(20 * mib)),
+                       [.shrink(id: 3, end: quarter), .open(id: 5, range: closed(quarter, middle))])
+        XCTAssertEqual(attempt.wrote(3, (15 * mib)..<quarter), [.abort(id: 3)], "1.25 MiB left cannot be split")
+        XCTAssertEqual(attempt.wrote(5, quarter..<middle), [])
+        XCTAssertTrue(attempt.isComplete)
+        XCTAssertEqual(attempt.connections, 0)
+    }
+
+    func test_R18_anOpenEndedConnectionThatReachesTheTotalIsNotStopped() {
+        var attempt = SegmentedAttempt(total: nil, held: ByteRanges(), split: 4)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.responded(1, total: mib, ranged: true), [], "1 MiB is never split")
+        XCTAssertEqual(attempt.claims, [claim(1, 0, mib)])
+        XCTAssertEqual(attempt.wrote(1, 0..<(mib / 2)), [])
+        XCTAssertEqual(attempt.wrote(1, (mib / 2)..<mib), [], "its body ends at the total anyway")
+        XCTAssertTrue(attempt.isComplete)
+        XCTAssertEqual(attempt.ended(1), [])
+    }
+
+    func test_R18_aFailedConnectionsUnfetchedBytesAreAGapAgain() {
+        var attempt = twoConnections()
+        XCTAssertEqual(attempt.wrote(2, (20 * mib)..<(25 * mib)), [])
+        XCTAssertEqual(attempt.ended(2), [.open(id: 3, range: closed(25 * mib, 40 * mib))],
+                       "the hole is taken whole before anything is stolen")
+        XCTAssertEqual(attempt.claims, [claim(1, 0, 20 * mib), claim(3, 25 * mib, 40 * mib)])
+        XCTAssertEqual(attempt.written, ByteRanges([(20 * mib)..<(25 * mib)]))
+        XCTAssertEqual(attempt.ended(99), [], "an unknown connection changes nothing")
+    }
+
+    func test_R18_bytesWrittenPastAShrinkAreKeptAndMoveTheNextClaimOn() {
+        var attempt = twoConnections()
+        // Connection 1 had not yet carried out its shrink to 20 MiB.
+        let past = 20 * mib + 100
+        XCTAssertEqual(attempt.wrote(1, 0..<past),
+                       [.abort(id: 1), .shrink(id: 2, end: 30 * mib), .open(id: 3, range: closed(30 * mib, 40 * mib))])
+        XCTAssertEqual(attempt.written, ByteRanges([0..<past]))
+        XCTAssertEqual(attempt.claims, [claim(2, past, 30 * mib), claim(3, 30 * mib, 40 * mib)])
+        // Connection 2 rewrites those bytes (same data), its claim never goes back.
+        XCTAssertEqual(attempt.wrote(2, (20 * mib)..<(20 * mib + 50)), [])
+        XCTAssertEqual(attempt.claims[0], claim(2, past, 30 * mib))
+        // A write from the stopped connection that arrives late is still kept.
+        XCTAssertEqual(attempt.wrote(1, past..<(past + 10)), [])
+        XCTAssertEqual(attempt.claims[0], claim(2, past + 10, 30 * mib))
+    }
+
+    func test_R18_aConnectionWhoseBytesWereAllWrittenByAnotherIsStopped() {
+        var attempt = SegmentedAttempt(total: 4 * mib, held: ByteRanges(), split: 2)
+        _ = attempt.start()
+        XCTAssertEqual(attempt.responded(1, total: 4 * mib, ranged: true),
+                       [.shrink(id: 1, end: 2 * mib), .open(id: 2, range: closed(2 * mib, 4 * mib))])
+        // Connection 1 ignores its shrink and writes the whole file.
+        XCTAssertEqual(attempt.wrote(1, 0..<(4 * mib)), [.abort(id: 2)],
+                       "connection 1's own request ended at the total: only 2 must stop")
+        XCTAssertTrue(attempt.isComplete)
+        XCTAssertEqual(attempt.connections, 0)
+    }
+
+    // MARK: Falling back
+
+    func test_R18_fallingBackAbortsTheOthersAndStartsFromZero() {
+        var attempt = twoConnections()
+        XCTAssertEqual(attempt.setSplit(3), [.shrink(id: 1, end: 10 * mib), .open(id: 3, range: closed(10 * mib, 20 * mib))])
+        XCTAssertEqual(attempt.wrote(2, (20 * mib)..<(21 * mib)), [])
+        XCTAssertEqual(attempt.wrote(3, (10 * mib)..<(11 * mib)), [])
+        // Connection 2's request was answered with a 200: it keeps going from 0.
+        XCTAssertEqual(attempt.fellBack(keeping: 2), [.abort(id: 1), .abort(id: 3)])
+        XCTAssertTrue(attempt.single)
+        XCTAssertEqual(attempt.written, ByteRanges())
+        XCTAssertEqual(attempt.claims, [claim(2, 0, 40 * mib)])
+        XCTAssertEqual(attempt.wrote(3, (11 * mib)..<(12 * mib)), [], "a dropped connection's late bytes are not trusted")
+        XCTAssertEqual(attempt.written, ByteRanges())
+        XCTAssertEqual(attempt.wrote(2, 0..<mib), [])
+        XCTAssertEqual(attempt.written, ByteRanges([0..<mib]))
+        XCTAssertEqual(attempt.setSplit(16), [], "one connection from now on")
+        XCTAssertEqual(attempt.wrote(2, mib..<(40 * mib)), [])
+        XCTAssertTrue(attempt.isComplete)
+    }
+
+    func test_R18_aChangedValidatorDropsHeldBytesAndOpensANewConnectionFromZero() {
+        var attempt = SegmentedAttempt(total: 10 * mib, held: ByteRanges([0..<(5 * mib)]), split: 2)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: closed(5 * mib, 10 * mib)),
+                                         .shrink(id: 1, end: 15 * mib / 2), .open(id: 2, range: closed(15 * mib / 2, 10 * mib))])
+        XCTAssertEqual(attempt.fellBack(keeping: nil), [.abort(id: 1), .abort(id: 2), .open(id: 3, range: .from(0))])
+        XCTAssertEqual(attempt.written, ByteRanges())
+        XCTAssertEqual(attempt.claims, [claim(3, 0, 10 * mib)])
+        XCTAssertFalse(attempt.isComplete)
+        XCTAssertEqual(attempt.responded(3, total: 10 * mib, ranged: false), [], "single: nothing else opens")
+        XCTAssertEqual(attempt.ended(3), [], "single: no replacement")
+    }
+
+    func test_R18_fallingBackKeepingAnUnknownConnectionOpensANewOne() {
+        var attempt = SegmentedAttempt(total: nil, held: ByteRanges(), split: 2)
+        _ = attempt.start()
+        XCTAssertEqual(attempt.fellBack(keeping: 7), [.abort(id: 1), .open(id: 2, range: .from(0))])
+        XCTAssertEqual(attempt.claims, [claim(2, 0, .max)], "to the unknown end")
+    }
+
+    // MARK: Split
+
+    func test_R18_setSplitUpOpensAndDownLetsConnectionsFinish() {
+        var attempt = SegmentedAttempt(total: 100 * mib, held: ByteRanges(), split: 1)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.responded(1, total: 100 * mib, ranged: true), [])
+        XCTAssertEqual(attempt.setSplit(3), [
+            .shrink(id: 1, end: 50 * mib), .open(id: 2, range: closed(50 * mib, 100 * mib)),
+            .shrink(id: 1, end: 25 * mib), .open(id: 3, range: closed(25 * mib, 50 * mib)),
+        ])
+        XCTAssertEqual(attempt.setSplit(1), [], "nothing is stopped")
+        XCTAssertEqual(attempt.connections, 3)
+        XCTAssertEqual(attempt.wrote(3, (25 * mib)..<(50 * mib)), [], "not replaced: still more than one")
+        XCTAssertEqual(attempt.connections, 2)
+        XCTAssertEqual(attempt.ended(2), [], "its hole waits: one connection is busy")
+        XCTAssertEqual(attempt.connections, 1)
+        XCTAssertEqual(attempt.wrote(1, 0..<(25 * mib)), [.abort(id: 1), .open(id: 4, range: closed(50 * mib, 100 * mib))],
+                       "below the split again: the hole is fetched")
+        XCTAssertEqual(attempt.setSplit(0), [])
+        XCTAssertEqual(attempt.split, 1)
+        let many = attempt.setSplit(99)
+        XCTAssertEqual(attempt.split, 16)
+        XCTAssertEqual(attempt.connections, 16)
+        XCTAssertEqual(many.filter { if case .open = $0 { return true } else { return false } }.count, 15)
+    }
+
+    func test_R18_idsAreNeverReused() {
+        var attempt = twoConnections(split: 2)
+        var seen: Set<UInt64> = [1, 2]
+        var last: UInt64 = 2
+        func check(_ actions: [SegmentAction]) {
+            for case .open(let id, _) in actions {
+                XCTAssertFalse(seen.contains(id), "id \(id) reused")
+                XCTAssertGreaterThan(id, last)
+                seen.insert(id)
+                last = id
+            }
+        }
+        for _ in 0..<5 {
+            check(attempt.ended(attempt.claims[0].id))
+            XCTAssertEqual(attempt.connections, 2)
+        }
+        check(attempt.fellBack(keeping: nil))
+        XCTAssertEqual(last, 8)
+        check(attempt.fellBack(keeping: nil))
+        XCTAssertEqual(last, 9)
+    }
+
+    // MARK: Simulation
+
+    private func randomTotal(_ random: inout SeededGenerator) -> Int64 {
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: return Int64.random(in: (mib - 70_000)...(3 * mib + 70_000), using: &random)
+        case 1: return Int64.random(in: 1...(Int64(1) << Int64.random(in: 0...31, using: &random)), using: &random)
+        case 2: return Int64.random(in: 1...(2 << 30), using: &random)
+        default: return Int64.random(in: 1...(64 * mib), using: &random)
+        }
+    }
+
+    private func randomHeld(total: Int64, _ random: inout SeededGenerator) -> ByteRanges {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<4: return ByteRanges()
+        case 4: return ByteRanges([0..<total])
+        default:
+            var held = ByteRanges()
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                let start = Int64.random(in: 0..<total, using: &random)
+                let longest = Bool.random(using: &random) ? total - start : min(total - start, 2 * mib)
+                held.insert(start..<(start + Int64.random(in: 1...longest, using: &random)))
+            }
+            return held
+        }
+    }
+
+    /// One connection as the engine model sees it.
+    private struct Link {
+        var request: RequestedRange
+        var position: Int64
+        /// Where it stops writing: its request's end, or a shrink's (a few
+        /// bytes later when the shrink races with the transfer).
+        var stop: Int64
+        var answered = false
+    }
+
+    /// Hundreds of attempts of random sizes, held ranges and splits, run by
+    /// an engine model that carries out every action, writes random pieces
+    /// on random connections, fails some, overruns some shrinks, falls back
+    /// now and then and changes the split; every step is checked and every
+    /// attempt must complete.
+    func test_R18_randomAttemptsCompleteWithDisjointClaimsWithinTheSplit() {
+        var random = SeededGenerator.fromEnvironment()
+        let limit = 200_000
+        for number in 0..<400 {
+            let total = randomTotal(&random)
+            let held = randomHeld(total: total, &random)
+            let knownAtStart = Int.random(in: 0..<3, using: &random) > 0
+            let ignoresRanges = Int.random(in: 0..<12, using: &random) == 0
+            var attempt = SegmentedAttempt(total: knownAtStart ? total : nil, held: held,
+                                           split: Int.random(in: 1...16, using: &random))
+            var links: [UInt64: Link] = [:]
+            var disk = held.clamped(to: 0..<total)
+            var lastID: UInt64 = 0
+            var fallbacks = 0
+            var steps = 0
+            var event = "start"
+            var failed = false
+            func fail(_ message: String) {
+                failed = true
+                XCTFail("attempt \(number) (total \(total), held \(held), split \(attempt.split), known \(knownAtStart), ignoresRanges \(ignoresRanges)) step \(steps) after \(event): \(message); claims \(attempt.claims); written \(attempt.written); \(random)")
+            }
+            func carry(_ actions: [SegmentAction]) {
+                for action in actions {
+                    switch action {
+                    case .open(let id, let range):
+                        if id <= lastID { return fail("open \(id) reuses or goes back from \(lastID)") }
+                        lastID = id
+                        if range.start > total || (range.start == total && attempt.total != nil) { return fail("open \(id) at \(range.start) beyond the file") }
+                        if let end = range.end, !(range.start < end && end <= total) { return fail("open \(id) of \(range) is empty or beyond the file") }
+                        if range.end == nil && !attempt.single && attempt.total != nil && attempt.connections > 1 {
+                            return fail("open-ended request \(range) among several connections")
+                        }
+                        links[id] = Link(request: range, position: range.start, stop: range.end ?? total)
+                    case .shrink(let id, let end):
+                        guard var link = links[id] else { return fail("shrink of unknown connection \(id)") }
+                        if end <= link.position || end >= link.stop { return fail("shrink of \(id) to \(end) outside \(link.position)..<\(link.stop)") }
+                        // Sometimes the transfer runs a few bytes past the new end.
+                        link.stop = Int.random(in: 0..<4, using: &random) == 0
+                            ? min(link.stop, end + Int64.random(in: 1...100_000, using: &random)) : end
+                        links[id] = link
+                    case .abort(let id):
+                        if links.removeValue(forKey: id) == nil { return fail("abort of unknown connection \(id)") }
+                    }
+                }
+            }
+            func checkAfter(before: Int) {
+                guard !failed else { return }
+                let claims = attempt.claims
+                if claims.count > max(attempt.split, before) { return fail("\(claims.count) claims over split \(attempt.split) (was \(before))") }
+                if attempt.single && claims.count > 1 { return fail("single with \(claims.count) claims") }
+                if let known = attempt.total, known != total { return fail("total \(known), not \(total)") }
+                if attempt.written != disk { return fail("written \(attempt.written), but the disk has \(disk)") }
+                for c in claims {
+                    if !(0 <= c.position && c.position < c.end) { return fail("claim \(c) is empty") }
+                    if attempt.total != nil && c.end > total { return fail("claim \(c) beyond the file") }
+                    if !attempt.written.clamped(to: c.position..<c.end).isEmpty { return fail("claim \(c) covers written bytes") }
+                    if links[c.id] == nil { return fail("claim \(c) has no connection") }
+                }
+                let sorted = claims.sorted { $0.position < $1.position }
+                for (a, b) in zip(sorted, sorted.dropFirst()) where a.end > b.position { return fail("claims \(a) and \(b) overlap") }
+                if Set(claims.map(\.id)).count != claims.count { return fail("two claims share an id") }
+                for id in links.keys where !claims.contains(where: { $0.id == id }) { return fail("connection \(id) runs without a claim") }
+            }
+
+            carry(attempt.start())
+            checkAfter(before: 0)
+            while !failed && !attempt.isComplete {
+                steps += 1
+                if steps > limit { fail("not complete after \(limit) steps"); break }
+                if links.isEmpty { fail("nothing left to fetch the missing bytes"); break }
+                let before = attempt.connections
+                let ids = links.keys.sorted()
+                let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+                let dice = Int.random(in: 0..<200, using: &random)
+                // Before the first answer nothing can replace a failed
+                // connection (the engine's retry policy takes over then).
+                let planned = links.values.contains { $0.answered || $0.request.end != nil }
+                if dice < 6 && !attempt.single && planned {
+                    event = "connection \(id) failed"
+                    links[id] = nil
+                    carry(attempt.ended(id))
+                } else if dice == 6 && fallbacks < 2 {
+                    // The validator changed: a connection from 0 goes on.
+                    fallbacks += 1
+                    let keeping: UInt64? = Bool.random(using: &random) ? id : nil
+                    event = "fell back keeping \(keeping.map(String.init) ?? "none")"
+                    if let keeping { links[keeping] = Link(request: .from(0), position: 0, stop: total) }
+                    disk = ByteRanges()
+                    carry(attempt.fellBack(keeping: keeping))
+                } else if dice < 10 {
+                    let split = Int.random(in: -2...20, using: &random)
+                    event = "split set to \(split)"
+                    carry(attempt.setSplit(split))
+                } else if var link = links[id], !link.answered {
+                    let whole = link.request.start == 0 && link.request.end == nil
+                    if ignoresRanges && !whole {
+                        event = "connection \(id) got a 200 to \(link.request)"
+                        fallbacks += 1
+                        links[id] = Link(request: .from(0), position: 0, stop: total, answered: true)
+                        disk = ByteRanges()
+                        carry(attempt.fellBack(keeping: id))
+                        if !failed { carry(attempt.responded(id, total: total, ranged: false)) }
+                    } else {
+                        event = "connection \(id) answered \(whole ? 200 : 206)"
+                        link.answered = true
+                        links[id] = link
+                        carry(attempt.responded(id, total: total, ranged: !whole))
+                        if !failed, let still = links[id], still.position >= still.stop {
+                            // Asked for nothing (all held, total unknown at the start).
+                            links[id] = nil
+                            carry(attempt.ended(id))
+                        }
+                    }
+                } else if var link = links[id] {
+                    let left = link.stop - link.position
+                    let amount: Int64
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: amount = left
+                    case 1: amount = Int64.random(in: 1...left, using: &random)
+                    default: amount = Int64.random(in: 1...min(left, 100_000), using: &random)
+                    }
+                    let range = link.position..<(link.position + amount)
+                    event = "connection \(id) wrote \(range)"
+                    link.position = range.upperBound
+                    links[id] = link
+                    disk.insert(range)
+                    carry(attempt.wrote(id, range))
+                    if !failed, let still = links[id], still.position >= still.stop {
+                        event = "connection \(id) ended after \(range)"
+                        links[id] = nil
+                        carry(attempt.ended(id))
+                    }
+                }
+                checkAfter(before: before)
+            }
+            if failed { return }
+            if !attempt.claims.isEmpty || !links.isEmpty { return fail("complete, but connections \(links.keys.sorted()) are still open") }
+        }
+    }
+}
