@@ -39,12 +39,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .testTarget(name: "DownloadFSCoreTests", dependencies: ["DownloadFSCore"]),
+        // Helpers shared by test targets (not part of any product).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DownloadFSCoreTests", dependencies: ["DownloadFSCore", "TestSupport"]),
         .testTarget(name: "CatalogTests", dependencies: [
             "Catalog", "DownloadFSCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "EngineTests", dependencies: ["Engine"]),
-        .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS"]),
+        .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS", "TestSupport"]),
     ]
 )

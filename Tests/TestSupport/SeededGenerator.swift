@@ -1,28 +1,29 @@
 import Foundation
 
-/// A reproducible random number generator for randomised tests (SplitMix64).
+/// A reproducible random number generator for randomised tests (SplitMix64),
+/// shared by every test target that needs one.
 ///
 /// Each run draws a fresh seed, so runs explore different cases; every
 /// failure message carries `description`, and setting
 /// `DOWNLOADFS_TEST_SEED` to the seed it names replays that run exactly.
-struct SeededGenerator: RandomNumberGenerator, CustomStringConvertible {
-    let seed: UInt64
+public struct SeededGenerator: RandomNumberGenerator, CustomStringConvertible {
+    public let seed: UInt64
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         self.seed = seed
         self.state = seed
     }
 
     /// The seed from `DOWNLOADFS_TEST_SEED` if set, else a random one.
-    static func fromEnvironment() -> SeededGenerator {
+    public static func fromEnvironment() -> SeededGenerator {
         if let text = ProcessInfo.processInfo.environment["DOWNLOADFS_TEST_SEED"], let seed = UInt64(text) {
             return SeededGenerator(seed: seed)
         }
         return SeededGenerator(seed: UInt64.random(in: .min ... .max))
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -30,5 +31,5 @@ struct SeededGenerator: RandomNumberGenerator, CustomStringConvertible {
         return z ^ (z >> 31)
     }
 
-    var description: String { "seed \(seed) (replay with DOWNLOADFS_TEST_SEED=\(seed))" }
+    public var description: String { "seed \(seed) (replay with DOWNLOADFS_TEST_SEED=\(seed))" }
 }

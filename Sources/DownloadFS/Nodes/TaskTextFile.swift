@@ -1,0 +1,28 @@
+import DownloadFSCore
+import FuseKit
+import Glibc
+
+/// A read-only text file of a task (`status`, `url`, `log`): its content is
+/// made at every open (each `cat` is fresh, R7), its size is that content's,
+/// its mtime the time the task was added. A kind says only what its text is
+/// and how long the kernel may keep its attributes.
+protocol TaskTextFile: OpenableNode {
+    var context: NodeContext { get }
+    var id: Int64 { get }
+    var attributeTimeout: Double { get }
+    func text(_ entry: TaskEntry) -> [UInt8]
+}
+
+extension TaskTextFile {
+    var permissions: mode_t { 0o444 }
+
+    func attributes() throws(Errno) -> FileAttributes {
+        let entry = try context.task(id)
+        return context.attributes(inode, .regular, permissions, size: Int64(text(entry).count),
+                                  modified: context.time(entry.record.addedAt), attributeTimeout: attributeTimeout)
+    }
+
+    func open() throws(Errno) -> any OpenFile {
+        SnapshotHandle(text(try context.task(id)))
+    }
+}
