@@ -27,7 +27,7 @@ let package = Package(
             "DownloadFSCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "Engine", dependencies: ["CCurl", "CDigest", "DownloadFSCore"]),
+        .target(name: "Engine", dependencies: ["CCurl", "CDigest", "CLinux", "DownloadFSCore"]),
         .target(name: "FuseKit", dependencies: ["CFuse"]),
         .target(name: "DownloadFS", dependencies: [
             "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CLinux",

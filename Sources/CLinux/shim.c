@@ -15,3 +15,7 @@ void clinux_tune_malloc(void) {
     mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 4 * 1024 * 1024);
 }
+
+int clinux_fallocate(int fd, long long offset, long long length) {
+    return fallocate(fd, 0, (off_t)offset, (off_t)length);
+}

@@ -65,6 +65,13 @@ enum CatalogMigrations {
             try db.alter(table: "task") { t in t.add(column: "ranges", .text).notNull().defaults(to: "") }
             try db.execute(sql: "UPDATE task SET ranges = '0-' || downloaded WHERE downloaded > 0")
         }
+        // A task's own connection count (R18: `split=N`, `ctl split N`).
+        // Nullable, and NULL for every task stored before: NULL means "the
+        // daemon's default", so older tasks follow `--split` and `MOUNT/ctl
+        // split N` rather than a number frozen when they were upgraded.
+        migrator.registerMigration("v4-split") { db in
+            try db.alter(table: "task") { t in t.add(column: "split", .integer) }
+        }
         return migrator
     }
 }

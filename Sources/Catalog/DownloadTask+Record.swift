@@ -15,7 +15,7 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
     /// `changingValues` gives them.
     static let changingColumns = [
         "name", "state", "downloaded", "total", "attempts", "failuresWithoutData", "error", "completedAt",
-        "position", "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt", "ranges",
+        "position", "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt", "ranges", "split",
     ]
 
     /// Every stored column: the ones fixed at `add` (url, options, addedAt
@@ -36,7 +36,7 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
 
     var changingValues: [(any DatabaseValueConvertible)?] {
         [name, state.rawValue, downloaded, total, attempts, failuresWithoutData, error, Self.stored(completedAt),
-         position, etag, lastModified, contentType, finalURL, speedLimit, Self.stored(retryAt), ranges.encoded]
+         position, etag, lastModified, contentType, finalURL, speedLimit, Self.stored(retryAt), ranges.encoded, split]
     }
 
     /// A date in GRDB's own text for it (`StoredDate`), without its formatter.
@@ -70,6 +70,8 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
         remote = RemoteFacts(etag: row["etag"], lastModified: row["lastModified"], contentType: row["contentType"],
                              finalURL: row["finalURL"])
         speedLimit = row["speedLimit"]
+        // Read from the column, not from `options`: `ctl split N` changes it after the add.
+        split = row["split"]
         retryAt = row["retryAt"]
     }
 

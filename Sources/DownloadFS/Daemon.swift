@@ -86,7 +86,7 @@ public enum Daemon {
             ready()
         }
 
-        let engine = Engine(delegate: controller)
+        let engine = Engine(delegate: controller, maxConnectionsPerHost: configuration.maxConnectionsPerHost)
         controller.attach(engine)
         engine.run()
         controller.begin()

@@ -8,11 +8,18 @@ struct TaskEntry: Sendable {
     /// a task that has not transferred in this mount (its count is `record`'s).
     let live: LiveProgress?
 
-    /// Bytes a reader may see now: what the engine wrote while downloading,
-    /// else the committed count.
+    /// Bytes held now (status `downloaded`): what the engine wrote while
+    /// downloading, else the committed count.
     var bytes: Int64 {
         if record.state == .downloading, let live { return max(0, live.bytes) }
         return record.downloaded
+    }
+
+    /// Bytes a reader may see now: the part from byte 0 without a hole
+    /// (R23), the engine's while downloading, else the committed one.
+    var readable: Int64 {
+        if record.state == .downloading, let live { return max(0, live.readable) }
+        return record.ranges.prefixEnd
     }
 
     var id: Int64 { record.taskID }

@@ -46,6 +46,10 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private var machine: TaskMachine
     private var maxActive: Int
     private var globalLimit: Int64
+    /// `split` for tasks without their own (R18, R31).
+    private var globalSplit: Int?
+    /// Tasks whose split changed this turn, for the engine (`applySplits`).
+    private var splitsChanged: Set<Int64> = []
     private var nextID: Int64 = 1
     private var nextPosition: Int64 = 1
     private var nextSerial: UInt64 = 1
@@ -70,6 +74,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         self.log = log
         maxActive = configuration.maxActive
         globalLimit = configuration.speedLimit
+        globalSplit = configuration.split
         machine = TaskMachine(retry: RetryPolicy(maxTries: configuration.maxTries))
         hooks = configuration.onComplete.map { CompletionHook(command: $0, log: log) }
         workers = TaskWorkers(state: state)
@@ -268,6 +273,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         reports.shownEvents += log.takePending()
         commit(&reports, undoOnFailure: false)
         applyLimits()
+        applySplits()
         if let shutdownReply {
             stopEverything()
             shutdownReply.answer(.success(()))
@@ -317,6 +323,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         if step.removed || old.transferring != step.task.transferring || old.speedLimit != step.task.speedLimit {
             limitsChanged = true
         }
+        if old.split != step.task.split { splitsChanged.insert(id) }
         if step.removed {
             tasks.remove(id)
             batch.delete(id)
@@ -379,6 +386,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             lowestPosition = Scheduler.topPosition(below: lowestPosition)
             event = .top(position: lowestPosition)
         case .limit(let rate): event = .limit(bytesPerSecond: rate)
+        case .split(let n): event = .split(n)
         case .start: return start(id, reply, &batch)
         default: return reply.answer(.failure(ControlCommandError("that command belongs in the root ctl")))
         }
@@ -435,6 +443,10 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             limitsChanged = true
             let line = rate > 0 ? "global speed limit \(Units.speed(Double(rate)))" : "global speed limit removed"
             batch.events.append(EventRecord(taskID: nil, at: Date(), message: line))
+        case .globalSplit(let n):
+            globalSplit = n
+            splitsChanged.formUnion(tasks.running)
+            batch.events.append(EventRecord(taskID: nil, at: Date(), message: "split set to \(n) connections per task"))
         case .pauseAll:
             // Every in-flight task but one being verified (its data is whole).
             for task in tasks.inFlight where task.state != .verifying {
@@ -549,12 +561,27 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         batch = LoopBatch()
     }
 
+    /// How many connections `task` may use (R18): its own `split`, else the global one.
+    private func split(of task: DownloadTask) -> SplitPolicy {
+        SplitPolicy.choose(task: task.split, mount: globalSplit)
+    }
+
+    /// Tells the engine the split of running tasks whose split changed
+    /// (R30, R31); a task started later gets it with its request.
+    private func applySplits() {
+        guard let engine, !splitsChanged.isEmpty else { return }
+        for id in splitsChanged {
+            if let task = tasks[id], task.transferring { engine.setSplit(id, split(of: task)) }
+        }
+        splitsChanged.removeAll()
+    }
+
     private func publish(_ id: Int64) {
         let shown = onChange == nil ? nil : table.entry(id)?.record
         if let task = tasks[id] {
             // Only tasks that have transferred in this mount have live progress.
             let live = lives[id]
-            if let live, !task.transferring { live.written.store(task.downloaded, ordering: .releasing) }
+            if let live, !task.transferring { live.show(task.ranges) }
             table.publish(task, live: live)
         } else {
             lives[id] = nil
@@ -567,11 +594,11 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private func carryOut(_ effect: TaskEffect, id: Int64, task: DownloadTask) {
         switch effect {
         case .startTransfer(let serial, let stored):
-            let live = lives[id] ?? LiveProgress(written: stored.offset)
+            let live = lives[id] ?? LiveProgress(task.ranges)
             lives[id] = live
             table.publish(task, live: live)
-            engine?.start(TransferRequest(id: id, url: task.url, headers: task.options.headers, stored: stored,
-                                          partialPath: state.partial(id)),
+            engine?.start(TransferRequest(id: id, url: task.url, headers: task.options.headers, ranges: task.ranges,
+                                          known: stored, split: split(of: task), partialPath: state.partial(id)),
                           serial: serial, live: live)
         case .stopTransfer:
             engine?.stop(id)

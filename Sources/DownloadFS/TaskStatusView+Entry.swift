@@ -10,7 +10,7 @@ extension TaskStatusView {
                   downloaded: entry.bytes,
                   total: record.total,
                   bytesPerSecond: downloading ? entry.live?.bytesPerSecond(now: now) ?? 0 : 0,
-                  connections: record.transferring ? 1 : 0,
+                  connections: record.transferring ? entry.live?.connections.load(ordering: .relaxed) ?? 0 : 0,
                   attempts: record.attempts, error: record.error, retryAt: record.retryAt,
                   added: record.addedAt, completed: record.completedAt)
     }

@@ -7,14 +7,18 @@ public enum ControlCommand: Sendable, Equatable {
     case pause, resume, start, top
     /// Per-task speed limit in bytes/s, 0 = none.
     case limit(Int64)
+    /// Connections for this task (R18), within `TaskOptions.splitRange`.
+    case split(Int)
     case maxActive(Int)
     /// Global speed limit in bytes/s, 0 = none.
     case globalLimit(Int64)
+    /// Default connections for tasks without their own `split` (R18, R31).
+    case globalSplit(Int)
     case pauseAll, resumeAll
 
     /// Parses a task `ctl` write, or returns the sentence explaining the refusal.
     public static func parseTask(_ text: String) -> Result<ControlCommand, ControlCommandError> {
-        let words = split(text)
+        let words = splitWords(text)
         switch words.first {
         case "pause" where words.count == 1: return .success(.pause)
         case "resume" where words.count == 1: return .success(.resume)
@@ -22,14 +26,16 @@ public enum ControlCommand: Sendable, Equatable {
         case "top" where words.count == 1: return .success(.top)
         case "limit" where words.count == 2:
             return rate(words[1]).map { .limit($0) }
+        case "split" where words.count == 2:
+            return connections(words[1]).map { .split($0) }
         default:
-            return .failure(refusal(text, words, forms: ["pause", "resume", "start", "top", "limit RATE"]))
+            return .failure(refusal(text, words, forms: ["pause", "resume", "start", "top", "limit RATE", "split N"]))
         }
     }
 
     /// Parses a root `ctl` write.
     public static func parseGlobal(_ text: String) -> Result<ControlCommand, ControlCommandError> {
-        let words = split(text)
+        let words = splitWords(text)
         switch words.first {
         case "pause-all" where words.count == 1: return .success(.pauseAll)
         case "resume-all" where words.count == 1: return .success(.resumeAll)
@@ -40,8 +46,10 @@ public enum ControlCommand: Sendable, Equatable {
             return .success(.maxActive(n))
         case "limit" where words.count == 2:
             return rate(words[1]).map { .globalLimit($0) }
+        case "split" where words.count == 2:
+            return connections(words[1]).map { .globalSplit($0) }
         default:
-            return .failure(refusal(text, words, forms: ["max-active N", "limit RATE", "pause-all", "resume-all"]))
+            return .failure(refusal(text, words, forms: ["max-active N", "limit RATE", "split N", "pause-all", "resume-all"]))
         }
     }
 
@@ -64,7 +72,17 @@ public enum ControlCommand: Sendable, Equatable {
         }
     }
 
-    private static func split(_ text: String) -> [String] {
+    /// `split N`'s N, the same words `split=N` takes in `queue/new` (R10, R18).
+    private static func connections(_ word: String) -> Result<Int, ControlCommandError> {
+        guard let n = TaskOptions.splitCount(word) else {
+            let range = TaskOptions.splitRange
+            return .failure(ControlCommandError(
+                "bad split \"\(printable(word))\" (use a whole number from \(range.lowerBound) to \(range.upperBound))"))
+        }
+        return .success(n)
+    }
+
+    private static func splitWords(_ text: String) -> [String] {
         text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
     }
 

@@ -73,6 +73,10 @@ public struct DownloadTask: Sendable, Equatable {
     }
     /// Per-task speed limit in bytes/s (0: none).
     public var speedLimit: Int64
+    /// Connections this task may open at once (R18), from `split=N` or
+    /// `ctl split N`; nil means the daemon's default (`--split`, `MOUNT/ctl
+    /// split N`), so a change of the default reaches every task without its own.
+    public var split: Int?
     /// When a `retrying` task's back-off ends.
     public var retryAt: Date?
 
@@ -107,6 +111,7 @@ public struct DownloadTask: Sendable, Equatable {
         self.completedAt = nil
         self.position = position
         self.speedLimit = origin.options.maxDownloadLimit ?? 0
+        self.split = origin.options.split
         self.retryAt = nil
     }
 

@@ -2,10 +2,10 @@
 ///
 /// Kept apart from the line splitting in `InputParser` so each option's
 /// grammar and its rejection sentence sit in one place. Later values of
-/// `out`, `checksum` and `max-download-limit` replace earlier ones, as in aria2;
-/// `header` accumulates.
+/// `out`, `checksum`, `max-download-limit` and `split` replace earlier ones, as
+/// in aria2; `header` accumulates.
 enum InputOptionLine {
-    static let knownKeys = ["out", "header", "checksum", "max-download-limit"]
+    static let knownKeys = ["out", "header", "checksum", "max-download-limit", "split"]
 
     /// Applies `text` (leading blanks already removed); returns the rejection reason, or nil.
     static func apply(_ text: String, to options: inout TaskOptions) -> String? {
@@ -40,11 +40,17 @@ enum InputOptionLine {
                     return "malformed option max-download-limit: \(error.message)"
                 }
             }
+        case "split":
+            guard let n = TaskOptions.splitCount(value) else {
+                let range = TaskOptions.splitRange
+                return "malformed option split=\(value) (expected a whole number from \(range.lowerBound) to \(range.upperBound))"
+            }
+            options.split = n
         default:
             if key.isEmpty {
                 return "malformed option \"\(text)\" (expected key=value)"
             }
-            return "unknown option \"\(key)\" (known: out, header, checksum, max-download-limit)"
+            return "unknown option \"\(key)\" (known: \(knownKeys.joined(separator: ", ")))"
         }
         return nil
     }

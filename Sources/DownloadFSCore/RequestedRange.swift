@@ -30,7 +30,7 @@ public struct RequestedRange: Sendable, Equatable {
 
     /// True for `bytes=0-`: the request is a plain GET and does not depend on
     /// anything stored about the file.
-    var isWholeFile: Bool { start == 0 && end == nil }
+    public var isWholeFile: Bool { start == 0 && end == nil }
 
     /// The range in Range-header syntax even for the whole file (`bytes=0-`), for log messages.
     var spec: String {

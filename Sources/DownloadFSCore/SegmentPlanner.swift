@@ -25,7 +25,8 @@
 /// victim's true position, or dropping it) is the engine's job, not the
 /// planner's.
 public enum SegmentPlanner {
-    /// No segment made by a split is smaller than this (R18).
+    /// No segment made by a split is smaller than this (R18); an attempt
+    /// may ask for a larger floor (`SplitPolicy`).
     public static let minimumSegment: Int64 = 1 << 20
     /// Split points are multiples of this (absolute file offsets).
     public static let alignment: Int64 = 64 << 10
@@ -34,7 +35,8 @@ public enum SegmentPlanner {
     /// when there is nothing worth a new connection: `total` ≤ 0, all of it
     /// done, or every missing byte claimed and the largest claim too small
     /// to split.
-    public static func next(total: Int64, done: ByteRanges, claims: [SegmentClaim]) -> SegmentAssignment? {
+    public static func next(total: Int64, done: ByteRanges, claims: [SegmentClaim],
+                            minimumSegment: Int64 = minimumSegment) -> SegmentAssignment? {
         guard total > 0 else { return nil }
         let missing = done.gaps(in: 0..<total)
         guard !missing.isEmpty else { return nil }

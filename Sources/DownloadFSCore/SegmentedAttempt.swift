@@ -35,6 +35,8 @@ public struct SegmentedAttempt: Sendable {
     public private(set) var single = false
     /// How many connections may fetch at once, 1…16.
     public private(set) var split: Int
+    /// No segment made by a split is smaller than this (`SplitPolicy`).
+    public private(set) var minimumSegment: Int64
 
     public var connections: Int { claims.count }
 
@@ -57,9 +59,13 @@ public struct SegmentedAttempt: Sendable {
     /// Writes are trusted from connections numbered from here on, and from
     /// `kept`: those of connections dropped by a fall back are not.
     private var trustedFrom: UInt64 = 1
+    /// The first connection, whose claim end (the next held byte) its
+    /// open-ended request does not carry: told at its answer.
+    private var untold: UInt64?
     private var kept: UInt64? = nil
 
-    public init(total: Int64?, held: ByteRanges, split: Int) {
+    public init(total: Int64?, held: ByteRanges, split: Int, minimumSegment: Int64 = SegmentPlanner.minimumSegment) {
+        self.minimumSegment = max(SegmentPlanner.minimumSegment, minimumSegment)
         let total = total.map { max(0, $0) }
         self.total = total
         self.written = held.clamped(to: 0..<(total ?? .max))
@@ -80,11 +86,13 @@ public struct SegmentedAttempt: Sendable {
             let from = written.prefixEnd
             let id = newID()
             // The claim stops at the next held byte, so that claims never
-            // cover what is written; the request stays open-ended.
+            // cover what is written; the request stays open-ended, and the
+            // connection learns where to stop once the total is known.
             let end = nextWritten(after: from) ?? total ?? .max
             claims.append(SegmentClaim(id: id, position: from, end: end))
             requests[id] = .from(from)
             progress[id] = from
+            untold = id
             return [.open(id: id, range: .from(from))]
         }
         fanOut = true
@@ -106,9 +114,12 @@ public struct SegmentedAttempt: Sendable {
             if let total {
                 // The request runs to the total: stop it at the next held
                 // byte, which is not fetched again.
-                let end = min(total, nextWritten(after: claims[index].position) ?? total)
+                // (A claim shrunk before its answer keeps its shorter end.)
+                let before = id == untold ? total : min(claims[index].end, total)
+                untold = nil
+                let end = min(before, nextWritten(after: claims[index].position) ?? total)
                 claims[index].end = end
-                if end < total { actions.append(.shrink(id: id, end: end)) }
+                if end < before { actions.append(.shrink(id: id, end: end)) }
             } else {
                 // One connection to the unknown end: nothing else fetches.
                 claims[index].end = .max
@@ -152,8 +163,10 @@ public struct SegmentedAttempt: Sendable {
     /// The server ignored ranges, answered another Content-Range or changed
     /// its validator: every connection but `keeping` is stopped, nothing
     /// written is trusted any more, and one connection fetches from byte 0
-    /// (`keeping`, whose body starts at 0, or a new one).
-    public mutating func fellBack(keeping: UInt64?) -> [SegmentAction] {
+    /// (`keeping`, whose body starts at 0, or a new one). `total` is the
+    /// file's size as the kept answer gives it (nil: unknown until the new
+    /// connection's answer).
+    public mutating func fellBack(keeping: UInt64?, total newTotal: Int64?) -> [SegmentAction] {
         let keep = keeping.flatMap { requests[$0] == nil ? nil : $0 }
         var actions: [SegmentAction] = []
         for id in requests.keys.sorted() where id != keep {
@@ -165,6 +178,7 @@ public struct SegmentedAttempt: Sendable {
         fanOut = false
         written = ByteRanges()
         claims = []
+        total = newTotal.map { max(0, $0) }
         let id: UInt64
         if let keep {
             id = keep
@@ -181,11 +195,13 @@ public struct SegmentedAttempt: Sendable {
         return actions
     }
 
-    /// Changes how many connections may fetch at once (clamped to 1…16).
+    /// Changes how many connections may fetch at once (clamped to 1…16),
+    /// and the smallest segment if given.
     /// More: new ones open at once. Fewer: nothing is stopped, but finished
     /// connections are not replaced while there are `split` or more.
-    public mutating func setSplit(_ split: Int) -> [SegmentAction] {
+    public mutating func setSplit(_ split: Int, minimumSegment: Int64? = nil) -> [SegmentAction] {
         self.split = Self.clamp(split)
+        if let minimumSegment { self.minimumSegment = max(SegmentPlanner.minimumSegment, minimumSegment) }
         return fill()
     }
 
@@ -239,12 +255,17 @@ public struct SegmentedAttempt: Sendable {
     private mutating func fill() -> [SegmentAction] {
         guard started, fanOut, !single, let total else { return [] }
         var actions: [SegmentAction] = []
-        while claims.count < split, let assignment = SegmentPlanner.next(total: total, done: written, claims: claims) {
+        while claims.count < split, let assignment = SegmentPlanner.next(total: total, done: written, claims: claims,
+                                                                              minimumSegment: minimumSegment) {
             let id = newID()
             if case .steal(let victim, let at, _) = assignment { actions.append(.shrink(id: victim, end: at)) }
             SegmentPlanner.apply(assignment, newID: id, to: &claims)
             let range = assignment.range
-            let request = RequestedRange(start: range.lowerBound, end: range.upperBound)
+            // A lone connection on the tail is a resume and asks `bytes=N-`
+            // (R52); every other segment a closed range (R18).
+            let resume = claims.count == 1 && range.upperBound == total
+            let request = resume ? RequestedRange.from(range.lowerBound)
+                                 : RequestedRange(start: range.lowerBound, end: range.upperBound)
             requests[id] = request
             progress[id] = range.lowerBound
             actions.append(.open(id: id, range: request))

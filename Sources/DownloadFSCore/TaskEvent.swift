@@ -11,6 +11,8 @@ public enum TaskEvent: Sendable, Equatable {
     case requeue(log: String)
     case top(position: Int64)
     case limit(bytesPerSecond: Int64)
+    /// `split N` (R18, R30): connections for this task from its next claim on.
+    case split(Int)
     /// `mv` in files/: the file is already renamed on disk.
     case renamed(to: String)
     /// `rm -r queue/<id>`, `rm files/<name>`.

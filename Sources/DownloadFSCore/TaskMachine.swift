@@ -28,6 +28,11 @@ public struct TaskMachine: Sendable {
         case .limit(let rate):
             step.task.speedLimit = rate
             step.log.append(rate > 0 ? "speed limit \(Units.speed(Double(rate)))" : "speed limit removed")
+        case .split(let connections):
+            // Taken in every state, like `limit`: a waiting or finished task
+            // keeps it for when it (or a read, R23) next opens connections.
+            step.task.split = connections
+            step.log.append("split: \(connections) connection\(connections == 1 ? "" : "s")")
         case .renamed(let name):
             guard task.state == .completed else { throw TaskMachineError("only a completed task's file can be renamed") }
             step.task.name = name

@@ -1,7 +1,8 @@
 /// The per-URL options of an aria2 input file that downloadfs understands (R10).
 ///
 /// Stored with the task so a remount resumes it with the same name, headers,
-/// checksum and speed limit.
+/// checksum and speed limit. Every field added later is optional, so the
+/// JSON stored by an older version (which lacks it) still decodes.
 public struct TaskOptions: Sendable, Equatable, Codable {
     /// `out=NAME`: the file name the user asked for, unsanitised.
     public var out: String?
@@ -11,11 +12,30 @@ public struct TaskOptions: Sendable, Equatable, Codable {
     public var checksum: Checksum?
     /// `max-download-limit=RATE` in bytes per second; nil or 0 means none.
     public var maxDownloadLimit: Int64?
+    /// `split=N`: connections for this task (R18), within `TaskOptions.splitRange`;
+    /// nil means the daemon's default (`--split`, `MOUNT/ctl split N`).
+    public var split: Int?
 
-    public init(out: String? = nil, headers: [String] = [], checksum: Checksum? = nil, maxDownloadLimit: Int64? = nil) {
+    /// The connections a task may be given, per task or as the default (R18).
+    public static let splitRange = 1...16
+
+    /// A connection count as `split=N` and `ctl split N` write it: plain ASCII
+    /// digits within `splitRange`; nil otherwise.
+    ///
+    /// Digits only: `Int("+4")` would take a sign, and the two places that
+    /// read N should refuse the same words.
+    static func splitCount(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let n = Int(text), splitRange.contains(n) else { return nil }
+        return n
+    }
+
+    public init(out: String? = nil, headers: [String] = [], checksum: Checksum? = nil, maxDownloadLimit: Int64? = nil,
+                split: Int? = nil) {
         self.out = out
         self.headers = headers
         self.checksum = checksum
         self.maxDownloadLimit = maxDownloadLimit
+        self.split = split
     }
 }

@@ -46,21 +46,21 @@ final class Checkpointer: Sendable {
             }
         }
 
-        /// A checkpoint: reads `count` (bytes written so far) just before the
-        /// sync, which makes every byte below it durable, and reports it once
-        /// synced. Counting at the start of the sync rather than when it was
-        /// asked for keeps the committed count close behind the written one
-        /// when the disk is busy.
-        /// `then` gets the count, or the sync's errno when it failed.
-        func checkpoint(_ fd: Int32, count: @escaping @Sendable () -> Int64,
-                        then: @escaping @Sendable (Result<Int64, SyncError>) -> Void) {
+        /// A checkpoint: takes `snapshot` (what has been written so far) just
+        /// before the sync, which makes every byte written before it durable,
+        /// and reports it once synced. Taken at the start of the sync rather
+        /// than when it was asked for, it stays close behind the written
+        /// bytes when the disk is busy.
+        /// `then` gets the snapshot, or the sync's errno when it failed.
+        func checkpoint<Snapshot: Sendable>(_ fd: Int32, snapshot: @escaping @Sendable () -> Snapshot,
+                                            then: @escaping @Sendable (Result<Snapshot, SyncError>) -> Void) {
             pending.enter()
             queue.async { [pending] in
-                let bytes = count()
+                let taken = snapshot()
                 let rc = fdatasync(fd)
                 let err = rc == 0 ? 0 : errno
                 close(fd)
-                then(rc == 0 ? .success(bytes) : .failure(SyncError(errno: err)))
+                then(rc == 0 ? .success(taken) : .failure(SyncError(errno: err)))
                 pending.leave()
             }
         }

@@ -6,7 +6,8 @@ import Synchronization
 
 /// The download engine: one thread owns the curl multi handle and every easy
 /// handle (curl handles are not thread-safe), other threads talk to it by
-/// queueing commands and waking it with `curl_multi_wakeup`.
+/// queueing commands and waking it with `curl_multi_wakeup`. Each task's
+/// attempt is a `TaskDownload` with one or more connections (R18).
 ///
 /// Like aria2's DownloadEngine it only does I/O; who runs and what an outcome
 /// means is decided by the daemon's controller and the pure core.
@@ -15,6 +16,7 @@ public final class Engine: @unchecked Sendable {
         case start(TransferRequest, serial: UInt64, live: LiveProgress)
         case stop(Int64)
         case limit(Int64, Int64)
+        case split(Int64, SplitPolicy)
         case shutdown
     }
 
@@ -26,14 +28,19 @@ public final class Engine: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     // Engine thread only.
-    private var transfers: [Int64: EasyTransfer] = [:]
+    /// Each task's running attempt, by task id.
+    private var downloads: [Int64: TaskDownload] = [:]
+    private let slots: HostSlots
     private var running = true
     private var lastSample = 0.0
 
-    public init(delegate: EngineDelegate) {
+    /// `maxConnectionsPerHost`: at most this many connections to one host,
+    /// across all tasks (R18).
+    public init(delegate: EngineDelegate, maxConnectionsPerHost: Int = 8) {
         self.delegate = delegate
         let multi = curl_multi_init()!
         self.multi = multi
+        slots = HostSlots(limit: maxConnectionsPerHost)
         let handle = MultiHandle(pointer: multi)
         checkpointer = Checkpointer(wake: { curl_multi_wakeup(handle.pointer) })
         // Reuse connections across tasks to the same host (many small files).
@@ -59,11 +66,13 @@ public final class Engine: @unchecked Sendable {
         send(.start(request, serial: serial, live: live))
     }
 
-    /// Stops a transfer; its outcome is reported as `.stopped` after a flush.
+    /// Stops a task's transfers; the outcome is reported as `.stopped` after a flush.
     public func stop(_ id: Int64) { send(.stop(id)) }
 
-
     public func setSpeedLimit(_ id: Int64, bytesPerSecond: Int64) { send(.limit(id, bytesPerSecond)) }
+
+    /// How many connections a running task may have (R18).
+    public func setSplit(_ id: Int64, _ split: SplitPolicy) { send(.split(id, split)) }
 
     /// Stops every transfer (each reported as `.stopped`, flushed) and ends the thread.
     public func shutdown() {
@@ -89,58 +98,44 @@ public final class Engine: @unchecked Sendable {
             curl_multi_perform(multi, &stillRunning)
             collectFinished()
             let now = MonotonicClock.now()
-            if now - lastSample >= 0.25 {
-                lastSample = now
-                for (id, transfer) in transfers where !transfer.tick(now: now) {
-                    // The staged bytes could not be written: end the attempt.
-                    transfers.removeValue(forKey: id)
-                    curl_multi_remove_handle(multi, transfer.handle)
-                    transfer.finish(transfer.outcome(for: CURLE_WRITE_ERROR))
-                }
-            }
+            let tick = now - lastSample >= 0.25
+            if tick { lastSample = now }
             var held = false
-            for transfer in transfers.values where transfer.held {
-                transfer.resumeIfAllowed(now: now)
-                held = held || transfer.held
+            for download in downloads.values {
+                if tick { download.tick(now: now) } else { download.settle() }
+                held = download.resumeHeld(now: now) || held
             }
+            downloads = downloads.filter { !$0.value.finished }
             var numfds: Int32 = 0
             // Held transfers (speed limit, disk behind) are woken by time, not by sockets.
             curl_multi_poll(multi, nil, 0, held ? 10 : 250, &numfds)
         }
-        for id in Array(transfers.keys) { stopTransfer(id) }
+        for download in downloads.values { download.stop() }
+        downloads = [:]
     }
 
     private func handle(_ command: Command) {
         switch command {
         case .start(let request, let serial, let live):
-            if transfers[request.id] != nil { stopTransfer(request.id) }
+            if let old = downloads.removeValue(forKey: request.id) { old.stop() }
             do {
-                let transfer = try EasyTransfer(request: request, serial: serial, live: live,
-                                                checkpointer: checkpointer, delegate: delegate)
-                if let failure = transfer.configure() {
-                    transfer.finish(.failed(failure, ranges: .prefix(request.stored.offset), receivedData: false))
-                    return
-                }
-                transfers[request.id] = transfer
-                curl_multi_add_handle(multi, transfer.handle)
+                let download = try TaskDownload(request: request, serial: serial, live: live, multi: multi,
+                                                slots: slots, checkpointer: checkpointer, delegate: delegate)
+                downloads[request.id] = download
+                download.start()
             } catch {
                 delegate.transferFinished(request.id, serial: serial,
-                                          outcome: .failed(error, ranges: .prefix(request.stored.offset), receivedData: false))
+                                          outcome: .failed(error, ranges: request.ranges, receivedData: false))
             }
         case .stop(let id):
-            stopTransfer(id)
+            downloads.removeValue(forKey: id)?.stop()
         case .limit(let id, let rate):
-            transfers[id]?.setSpeedLimit(rate)
+            downloads[id]?.setSpeedLimit(rate)
+        case .split(let id, let split):
+            downloads[id]?.setSplit(split)
         case .shutdown:
             running = false
         }
-    }
-
-    private func stopTransfer(_ id: Int64) {
-        guard let transfer = transfers.removeValue(forKey: id) else { return }
-        curl_multi_remove_handle(multi, transfer.handle)
-        transfer.flush()
-        transfer.finish(.stopped(ranges: .prefix(transfer.writeOffset)))
     }
 
     private func collectFinished() {
@@ -151,12 +146,7 @@ public final class Engine: @unchecked Sendable {
             _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &pointer)
             guard let pointer else { continue }
             let transfer = Unmanaged<EasyTransfer>.fromOpaque(pointer).takeUnretainedValue()
-            let code = ccurl_msg_result(message)
-            curl_multi_remove_handle(multi, easy)
-            transfers.removeValue(forKey: transfer.request.id)
-            transfer.flush()
-            transfer.live.sample(at: MonotonicClock.now())
-            transfer.finish(transfer.outcome(for: code))
+            transfer.owner.connectionEnded(transfer, code: ccurl_msg_result(message))
         }
     }
 }

@@ -6,18 +6,26 @@ public struct TransferRequest: Sendable {
     public var url: String
     /// The user's `header=` lines.
     public var headers: [String]
-    /// What we already hold: the partial file is cut back to `stored.offset`
-    /// (R51) and the request asks for the rest (R52).
-    public var stored: StoredProgress
+    /// The byte ranges the data file holds (committed, R51): only the others are fetched.
+    public var ranges: ByteRanges
+    /// What is known of the file: its total and validators (R52); `offset` is not used.
+    public var known: StoredProgress
+    /// How many connections may fetch at once (R18), 1…16, and the smallest segment.
+    public var split: SplitPolicy
     public var partialPath: String
 
-    /// Speed limits are set separately (`Engine.setSpeedLimit`), since they
-    /// change while a transfer runs.
-    public init(id: Int64, url: String, headers: [String], stored: StoredProgress, partialPath: String) {
+    /// Speed limits and later changes of `split` are sent separately
+    /// (`Engine.setSpeedLimit`, `Engine.setSplit`), since they change while a transfer runs.
+    public init(id: Int64, url: String, headers: [String], ranges: ByteRanges, known: StoredProgress,
+                split: SplitPolicy, partialPath: String) {
         self.id = id
         self.url = url
         self.headers = headers
-        self.stored = stored
+        self.ranges = ranges
+        self.known = known
+        self.split = split
         self.partialPath = partialPath
     }
+
+    var isFTP: Bool { TransferProtocol(url: url) == .ftp }
 }

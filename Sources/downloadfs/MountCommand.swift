@@ -35,6 +35,12 @@ struct MountCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Global speed limit, like 500K, 2M or 1.5MiB (default: none).", valueName: "rate"))
     var speedLimit: String?
 
+    @Option(help: ArgumentHelp("Connections per task, 1 to 16, for tasks without their own split=N (default: \(SplitPolicy.defaultSplit), on files of \(SplitPolicy.defaultMinimumSegment >> 19) MiB and more).", valueName: "n"))
+    var split: Int?
+
+    @Option(help: ArgumentHelp("Most connections to one host, across all tasks (1 to 64).", valueName: "n"))
+    var maxConnectionsPerHost: Int = DaemonConfiguration.defaultMaxConnectionsPerHost
+
     @Option(help: ArgumentHelp("Run CMD with /bin/sh -c when a task completes (DOWNLOADFS_ID, _NAME, _PATH, _URL are set).", valueName: "cmd"))
     var onComplete: String?
 
@@ -50,6 +56,14 @@ struct MountCommand: ParsableCommand {
     func validate() throws {
         guard maxActive >= 1 else { throw ValidationError("--max-active must be at least 1") }
         guard maxTries >= 1 else { throw ValidationError("--max-tries must be at least 1") }
+        let splits = TaskOptions.splitRange
+        if let split, !splits.contains(split) {
+            throw ValidationError("--split must be from \(splits.lowerBound) to \(splits.upperBound)")
+        }
+        let perHost = DaemonConfiguration.maxConnectionsPerHostRange
+        guard perHost.contains(maxConnectionsPerHost) else {
+            throw ValidationError("--max-connections-per-host must be from \(perHost.lowerBound) to \(perHost.upperBound)")
+        }
         if let speedLimit {
             do throws(ByteRateError) { _ = try ByteRate.read(speedLimit) } catch {
                 throw ValidationError("--speed-limit: \(error.message)")
@@ -62,6 +76,8 @@ struct MountCommand: ParsableCommand {
         configuration.maxActive = maxActive
         configuration.maxTries = maxTries
         configuration.speedLimit = speedLimit.flatMap(ByteRate.parse) ?? 0
+        configuration.split = split
+        configuration.maxConnectionsPerHost = maxConnectionsPerHost
         configuration.onComplete = onComplete
         configuration.fuseOptions = fuseOptions
 

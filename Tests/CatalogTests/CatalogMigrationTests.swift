@@ -14,7 +14,7 @@ final class CatalogMigrationTests: XCTestCase {
     override func tearDownWithError() throws { try directory.remove() }
 
     /// The shipped migrations; renaming one would make every existing catalog look newer.
-    private let shipped = ["v1-tasks-and-events", "v2-events-belong-to-tasks", "v3-byte-ranges"]
+    private let shipped = ["v1-tasks-and-events", "v2-events-belong-to-tasks", "v3-byte-ranges", "v4-split"]
 
     /// Runs `body` on a plain connection of our own, closed before returning.
     private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
@@ -103,6 +103,47 @@ final class CatalogMigrationTests: XCTestCase {
         let tasks = try catalog.loadTasks()
         XCTAssertEqual(tasks.map(\.ranges), [ByteRanges([0..<5_000_000]), ByteRanges()])
         XCTAssertEqual(tasks.map(\.downloaded), [5_000_000, 0])
+    }
+
+    /// R18: v4 adds each task's own connection count; every task stored
+    /// before has none (NULL: the daemon's default), and keeps everything else.
+    func test_R18_aV3CatalogGainsANullSplitPerTask() throws {
+        let v3 = try DatabaseQueue(path: path)
+        try CatalogMigrations.migrator.migrate(v3, upTo: "v3-byte-ranges")
+        try v3.close()
+        try withDatabase { db in
+            try insertOldTask(db, id: 1, downloaded: 5_000_000)
+            try db.execute(sql: "UPDATE task SET ranges = '0-4096,8192-5000000' WHERE id = 1")
+            // Options as a v3 daemon wrote them: no split key.
+            try db.execute(sql: #"UPDATE task SET options = '{"out":"x.iso","headers":["A: b"]}' WHERE id = 1"#)
+        }
+        XCTAssertEqual(try appliedMigrations(), ["v1-tasks-and-events", "v2-events-belong-to-tasks", "v3-byte-ranges"])
+
+        let catalog = try Catalog(path: path)
+        XCTAssertEqual(try appliedMigrations(), shipped)
+        let column = try withDatabase { db in
+            try Row.fetchAll(db, sql: "PRAGMA table_info(task)").first { ($0["name"] as String) == "split" }
+        }
+        let split = try XCTUnwrap(column, "v4 adds the split column")
+        XCTAssertEqual(split["type"] as String, "INTEGER")
+        XCTAssertEqual(split["notnull"] as Int, 0, "nullable: NULL is the daemon's default")
+        XCTAssertEqual(try withDatabase { try Row.fetchOne($0, sql: "SELECT split FROM task WHERE id = 1")?["split"] as Int? },
+                       nil)
+
+        let task = try XCTUnwrap(try catalog.loadTasks().first)
+        XCTAssertNil(task.split)
+        XCTAssertNil(task.options.split)
+        XCTAssertEqual(task.options, TaskOptions(out: "x.iso", headers: ["A: b"]))
+        XCTAssertEqual(task.ranges, ByteRanges([0..<4096, 8192..<5_000_000]))
+        XCTAssertEqual(task.state, .paused)
+
+        // And the upgraded row takes a split like any other.
+        var changed = task
+        changed.split = 3
+        var batch = CatalogBatch()
+        batch.updates = [changed]
+        try catalog.commit(batch)
+        XCTAssertEqual(try catalog.loadTasks().first?.split, 3)
     }
 
     /// A catalog with a task, a log line and a migration this version does not know.

@@ -19,7 +19,7 @@ final class CatalogRoundTripTests: XCTestCase {
             out: "Ünïcode out \"name\".iso",
             headers: ["Authorization: Bearer a\"b\\c", "X-Ünicode: é ✓", "Cookie: a=b; c=d", "X-Empty:"],
             checksum: Checksum(algorithm: .sha256, hex: String(repeating: "0123456789abcdef", count: 4)),
-            maxDownloadLimit: 1_048_576)
+            maxDownloadLimit: 1_048_576, split: 12)
         var task = DownloadTask(url: "https://user:secret@Example.org:443/a%20b/ü.iso?x=1&y=2#frag",
                                 normalizedURL: "https://user:secret@example.org/a%20b/ü.iso?x=1&y=2",
                                 options: options, name: "Ünïcode out \"name\".iso",
@@ -38,6 +38,8 @@ final class CatalogRoundTripTests: XCTestCase {
         task.contentType = "application/x-iso9660-image"
         task.finalURL = "https://mirror.example.org/ü.iso"
         task.speedLimit = 524_288
+        // Not the options' 12: `ctl split N` changed it after the add (R18, R30).
+        task.split = 5
         task.retryAt = Date(timeIntervalSince1970: 1_800_000_200.75)
         task.serial = 9
         task.transferring = true
@@ -80,7 +82,8 @@ final class CatalogRoundTripTests: XCTestCase {
         XCTAssertNil(back.startedAt)
         let stored: Set<String> = ["id", "url", "normalizedURL", "options", "name", "state", "downloaded", "total",
                                    "attempts", "failuresWithoutData", "error", "addedAt", "completedAt", "position",
-                                   "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt", "ranges"]
+                                   "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt", "ranges",
+                                   "split"]
         XCTAssertEqual(try columns(), stored)
     }
 
@@ -127,6 +130,30 @@ final class CatalogRoundTripTests: XCTestCase {
         XCTAssertNil(back.options.out)
         XCTAssertNil(back.options.checksum)
         XCTAssertNil(back.options.maxDownloadLimit)
+        XCTAssertNil(back.options.split)
+        XCTAssertNil(back.split, "no split of its own: the daemon's default")
+    }
+
+    /// R18: a task's split is its `split=N` when added, and what `ctl split N`
+    /// last set after that; both survive a remount.
+    func test_R18_aTasksSplitSurvivesInsertUpdateAndLoad() throws {
+        let catalog = try Catalog(path: path)
+        var task = TestTask.make(1)
+        task.options = TaskOptions(split: 8)
+        task.split = task.options.split
+        var batch = CatalogBatch()
+        batch.inserts = [task]
+        try catalog.commit(batch)
+        XCTAssertEqual(try Catalog(path: path).loadTasks().first?.split, 8)
+
+        task.split = 2
+        batch = CatalogBatch()
+        batch.updates = [task]
+        try catalog.commit(batch)
+        let back = try XCTUnwrap(try Catalog(path: path).loadTasks().first)
+        XCTAssertEqual(back.split, 2)
+        XCTAssertEqual(back.options.split, 8, "the options stay as added")
+        XCTAssertEqual(back, task)
     }
 
     func test_R15_everyStateSurvivesCommitAndLoad() throws {

@@ -13,18 +13,21 @@ final class ControlCommandTests: XCTestCase {
         XCTAssertEqual(task("top\n"), .top)
         XCTAssertEqual(task("limit 500K\n"), .limit(512_000))
         XCTAssertEqual(task("limit 0"), .limit(0))
+        XCTAssertEqual(task("split 4\n"), .split(4))
+        XCTAssertEqual(task("  split   16 "), .split(16))
+        XCTAssertEqual(task("split 1"), .split(1))
     }
 
     func test_R30_anythingElseIsRefused() {
         for text in ["", "\n", "stop", "pause now", "limit", "limit fast", "limit 1 2", "cancel", "resume-all",
-                     "max-active 2", "top\u{1}"] {
+                     "max-active 2", "top\u{1}", "split", "split 0", "split 17", "split x", "split 2 3", "split -1"] {
             XCTAssertNil(task(text), text.debugDescription)
         }
     }
 
     func test_R30_refusalSaysWhatIsAccepted() {
         guard case .failure(let error) = ControlCommand.parseTask("stop\n") else { return XCTFail() }
-        XCTAssertEqual(error.message, "unknown command \"stop\" (use pause, resume, start, top or limit RATE)")
+        XCTAssertEqual(error.message, "unknown command \"stop\" (use pause, resume, start, top, limit RATE or split N)")
     }
 
     func test_R30_knownCommandWithWrongArgumentsIsToldItsForm() {
@@ -34,6 +37,17 @@ final class ControlCommandTests: XCTestCase {
         XCTAssertEqual(limit.message, "\"limit\" is not how limit is written (use limit RATE)")
         XCTAssertEqual(pause.message, "\"pause now\" is not how pause is written (use pause)")
         XCTAssertEqual(maxActive.message, "\"max-active\" is not how max-active is written (use max-active N)")
+    }
+
+    func test_R30_R31_R18_aSplitOutsideOneToSixteenIsRefusedWithTheRange() {
+        for parse in [ControlCommand.parseTask, ControlCommand.parseGlobal] {
+            for word in ["0", "17", "-1", "+2", "2.5", "many", "99999999999999999999"] {
+                guard case .failure(let error) = parse("split \(word)\n") else { return XCTFail("accepted split \(word)") }
+                XCTAssertEqual(error.message, "bad split \"\(word)\" (use a whole number from 1 to 16)")
+            }
+            guard case .failure(let bare) = parse("split\n") else { return XCTFail("accepted a bare split") }
+            XCTAssertEqual(bare.message, "\"split\" is not how split is written (use split N)")
+        }
     }
 
     func test_R30_R31_aLimitUnderOneBytePerSecondIsRefusedNotTakenAsNone() {
@@ -51,11 +65,21 @@ final class ControlCommandTests: XCTestCase {
         XCTAssertEqual(global("limit 1.5MiB"), .globalLimit(1_572_864))
         XCTAssertEqual(global("pause-all\n"), .pauseAll)
         XCTAssertEqual(global("resume-all"), .resumeAll)
+        XCTAssertEqual(global("split 8\n"), .globalSplit(8))
+        XCTAssertEqual(global("split 1"), .globalSplit(1))
+        XCTAssertEqual(global("split 16"), .globalSplit(16))
+    }
+
+    func test_R31_refusalSaysWhatIsAccepted() {
+        guard case .failure(let error) = ControlCommand.parseGlobal("stop-all\n") else { return XCTFail() }
+        XCTAssertEqual(error.message,
+                       "unknown command \"stop-all\" (use max-active N, limit RATE, split N, pause-all or resume-all)")
     }
 
     func test_R31_anythingElseIsRefused() {
         for text in ["", "max-active", "max-active 0", "max-active -1", "max-active x", "max-active 1001",
-                     "max-active 2 3", "limit", "limit -5", "pause-all now", "pause", "stop-all"] {
+                     "max-active 2 3", "limit", "limit -5", "pause-all now", "pause", "stop-all",
+                     "split", "split 0", "split 17", "split 4 4"] {
             XCTAssertNil(global(text), text.debugDescription)
         }
     }

@@ -257,8 +257,8 @@ final class InputParserTests: XCTestCase {
     }
 
     func test_R11_rejectsUnknownOptionAndNamesIt() {
-        assertRejected("http://h/a\n split=5\n", line: 2,
-                       reason: "unknown option \"split\" (known: out, header, checksum, max-download-limit)")
+        assertRejected("http://h/a\n dir=/tmp\n", line: 2,
+                       reason: "unknown option \"dir\" (known: out, header, checksum, max-download-limit, split)")
         assertRejected("http://h/a\n OUT=x\n", line: 2, reason: "unknown option \"OUT\"")
     }
 
@@ -293,6 +293,28 @@ final class InputParserTests: XCTestCase {
         assertRejected("http://h/a\n max-download-limit=0.0001K\n", line: 2,
                        reason: "malformed option max-download-limit: rate \"0.0001K\" is below the smallest limit, 1 byte/s")
         XCTAssertEqual(try parseAll("http://h/a\n max-download-limit=0\n").first?.options.maxDownloadLimit, 0)
+    }
+
+    func test_R10_R18_splitSetsTheTasksConnections() throws {
+        let entries = try parseAll("http://h/a\n split=1\nhttp://h/b\n split=16\nhttp://h/c\n split=04\nhttp://h/d\n")
+        XCTAssertEqual(entries.map(\.options.split), [1, 16, 4, nil])
+    }
+
+    func test_R10_R18_laterSplitReplacesEarlier() throws {
+        XCTAssertEqual(try parseAll("http://h/a\n split=2\n split=8\n").first?.options.split, 8)
+    }
+
+    func test_R11_R18_splitOutsideOneToSixteenIsRefusedWithTheRange() {
+        for value in ["0", "17", "100", "-1", "+4", "4.0", "four", "", " 4", "4 ", "0x4", "99999999999999999999999", "٤"] {
+            assertRejected("http://h/a\n split=\(value)\n", line: 2,
+                           reason: "malformed option split=\(value) (expected a whole number from 1 to 16)")
+        }
+    }
+
+    func test_R11_R18_aRefusedSplitRefusesItsURLAndTheWholeWrite() {
+        var parser = InputParser()
+        XCTAssertThrowsError(try parser.feed(Array("http://h/a\n split=3\nhttp://h/b\n split=32\n".utf8)))
+        XCTAssertEqual(try parser.finish(), [], "nothing from the refused write is added")
     }
 
     func test_R11_rejectsOptionLineWithoutURL() {

@@ -77,9 +77,13 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(four.start(), [], "a second start does nothing")
     }
 
-    func test_R18_aHeldPrefixOnlyResumesWithClosedRanges() {
-        var attempt = SegmentedAttempt(total: 3 * mib, held: ByteRanges([0..<mib]), split: 1)
-        XCTAssertEqual(attempt.start(), [.open(id: 1, range: closed(mib, 3 * mib))])
+    func test_R18_aHeldPrefixResumesOpenEndedThenSplitsWithClosedRanges() {
+        var one = SegmentedAttempt(total: 3 * mib, held: ByteRanges([0..<mib]), split: 1)
+        XCTAssertEqual(one.start(), [.open(id: 1, range: .from(mib))], "a resume asks bytes=N- (R52)")
+        var two = SegmentedAttempt(total: 9 * mib, held: ByteRanges([0..<mib]), split: 2)
+        XCTAssertEqual(two.start(), [.open(id: 1, range: .from(mib)),
+                                     .shrink(id: 1, end: 5 * mib), .open(id: 2, range: closed(5 * mib, 9 * mib))],
+                       "the resume is cut where the segment it gave away starts")
     }
 
     func test_R18_nothingToFetchOpensNothing() {
@@ -107,9 +111,9 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(fresh.ended(1), [], "whether ranges work is still unknown")
         XCTAssertEqual(fresh.connections, 0)
         var resumed = SegmentedAttempt(total: 10 * mib, held: ByteRanges([0..<(9 * mib)]), split: 4)
-        XCTAssertEqual(resumed.start(), [.open(id: 1, range: closed(9 * mib, 10 * mib))])
-        XCTAssertEqual(resumed.ended(1), [.open(id: 2, range: closed(9 * mib, 10 * mib))],
-                       "closed ranges from the start: the hole is fetched again")
+        XCTAssertEqual(resumed.start(), [.open(id: 1, range: .from(9 * mib))], "a lone tail is a resume (R52)")
+        XCTAssertEqual(resumed.ended(1), [.open(id: 2, range: .from(9 * mib))],
+                       "the total is known: the hole is fetched again")
     }
 
     // MARK: Unknown total
@@ -237,7 +241,7 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(attempt.wrote(2, (20 * mib)..<(21 * mib)), [])
         XCTAssertEqual(attempt.wrote(3, (10 * mib)..<(11 * mib)), [])
         // Connection 2's request was answered with a 200: it keeps going from 0.
-        XCTAssertEqual(attempt.fellBack(keeping: 2), [.abort(id: 1), .abort(id: 3)])
+        XCTAssertEqual(attempt.fellBack(keeping: 2, total: 40 * mib), [.abort(id: 1), .abort(id: 3)])
         XCTAssertTrue(attempt.single)
         XCTAssertEqual(attempt.written, ByteRanges())
         XCTAssertEqual(attempt.claims, [claim(2, 0, 40 * mib)])
@@ -252,11 +256,12 @@ final class SegmentedAttemptTests: XCTestCase {
 
     func test_R18_aChangedValidatorDropsHeldBytesAndOpensANewConnectionFromZero() {
         var attempt = SegmentedAttempt(total: 10 * mib, held: ByteRanges([0..<(5 * mib)]), split: 2)
-        XCTAssertEqual(attempt.start(), [.open(id: 1, range: closed(5 * mib, 10 * mib)),
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(5 * mib)),
                                          .shrink(id: 1, end: 15 * mib / 2), .open(id: 2, range: closed(15 * mib / 2, 10 * mib))])
-        XCTAssertEqual(attempt.fellBack(keeping: nil), [.abort(id: 1), .abort(id: 2), .open(id: 3, range: .from(0))])
+        XCTAssertEqual(attempt.fellBack(keeping: nil, total: nil), [.abort(id: 1), .abort(id: 2), .open(id: 3, range: .from(0))])
         XCTAssertEqual(attempt.written, ByteRanges())
-        XCTAssertEqual(attempt.claims, [claim(3, 0, 10 * mib)])
+        XCTAssertNil(attempt.total, "the new connection's answer tells the size")
+        XCTAssertEqual(attempt.claims, [claim(3, 0, .max)])
         XCTAssertFalse(attempt.isComplete)
         XCTAssertEqual(attempt.responded(3, total: 10 * mib, ranged: false), [], "single: nothing else opens")
         XCTAssertEqual(attempt.ended(3), [], "single: no replacement")
@@ -265,7 +270,7 @@ final class SegmentedAttemptTests: XCTestCase {
     func test_R18_fallingBackKeepingAnUnknownConnectionOpensANewOne() {
         var attempt = SegmentedAttempt(total: nil, held: ByteRanges(), split: 2)
         _ = attempt.start()
-        XCTAssertEqual(attempt.fellBack(keeping: 7), [.abort(id: 1), .open(id: 2, range: .from(0))])
+        XCTAssertEqual(attempt.fellBack(keeping: 7, total: nil), [.abort(id: 1), .open(id: 2, range: .from(0))])
         XCTAssertEqual(attempt.claims, [claim(2, 0, .max)], "to the unknown end")
     }
 
@@ -285,7 +290,7 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(attempt.connections, 2)
         XCTAssertEqual(attempt.ended(2), [], "its hole waits: one connection is busy")
         XCTAssertEqual(attempt.connections, 1)
-        XCTAssertEqual(attempt.wrote(1, 0..<(25 * mib)), [.abort(id: 1), .open(id: 4, range: closed(50 * mib, 100 * mib))],
+        XCTAssertEqual(attempt.wrote(1, 0..<(25 * mib)), [.abort(id: 1), .open(id: 4, range: .from(50 * mib))],
                        "below the split again: the hole is fetched")
         XCTAssertEqual(attempt.setSplit(0), [])
         XCTAssertEqual(attempt.split, 1)
@@ -311,9 +316,9 @@ final class SegmentedAttemptTests: XCTestCase {
             check(attempt.ended(attempt.claims[0].id))
             XCTAssertEqual(attempt.connections, 2)
         }
-        check(attempt.fellBack(keeping: nil))
+        check(attempt.fellBack(keeping: nil, total: nil))
         XCTAssertEqual(last, 8)
-        check(attempt.fellBack(keeping: nil))
+        check(attempt.fellBack(keeping: nil, total: nil))
         XCTAssertEqual(last, 9)
     }
 
@@ -387,8 +392,9 @@ final class SegmentedAttemptTests: XCTestCase {
                         lastID = id
                         if range.start > total || (range.start == total && attempt.total != nil) { return fail("open \(id) at \(range.start) beyond the file") }
                         if let end = range.end, !(range.start < end && end <= total) { return fail("open \(id) of \(range) is empty or beyond the file") }
-                        if range.end == nil && !attempt.single && attempt.total != nil && attempt.connections > 1 {
-                            return fail("open-ended request \(range) among several connections")
+                        if range.end == nil && !attempt.single && attempt.total != nil,
+                           let last = attempt.written.ranges.last, last.upperBound > range.start {
+                            return fail("open-ended request \(range) that is not on the file's tail")
                         }
                         links[id] = Link(request: range, position: range.start, stop: range.end ?? total)
                     case .shrink(let id, let end):
@@ -446,7 +452,7 @@ final class SegmentedAttemptTests: XCTestCase {
                     event = "fell back keeping \(keeping.map(String.init) ?? "none")"
                     if let keeping { links[keeping] = Link(request: .from(0), position: 0, stop: total) }
                     disk = ByteRanges()
-                    carry(attempt.fellBack(keeping: keeping))
+                    carry(attempt.fellBack(keeping: keeping, total: keeping == nil ? nil : total))
                 } else if dice < 10 {
                     let split = Int.random(in: -2...20, using: &random)
                     event = "split set to \(split)"
@@ -458,7 +464,7 @@ final class SegmentedAttemptTests: XCTestCase {
                         fallbacks += 1
                         links[id] = Link(request: .from(0), position: 0, stop: total, answered: true)
                         disk = ByteRanges()
-                        carry(attempt.fellBack(keeping: id))
+                        carry(attempt.fellBack(keeping: id, total: total))
                         if !failed { carry(attempt.responded(id, total: total, ranged: false)) }
                     } else {
                         event = "connection \(id) answered \(whole ? 200 : 206)"

@@ -32,7 +32,7 @@ final class TaskMachineTests: XCTestCase {
     /// One of each event, for the exhaustive sweep.
     private var everyEvent: [TaskEvent] {
         [.pause(log: "paused"), .resume(log: "resumed"), .requeue(log: "start requested"), .top(position: 0),
-         .limit(bytesPerSecond: 1024), .renamed(to: "other.iso"), .remove, .begin(serial: 9, at: 1),
+         .limit(bytesPerSecond: 1024), .split(4), .renamed(to: "other.iso"), .remove, .begin(serial: 9, at: 1),
          .demote(log: "demoted"), .backoffOver,
          .responded(serial: 5, response: response, decision: .append(total: 100), name: nil),
          .checkpointed(serial: 5, ranges: .prefix(50)), .finished(serial: 5, outcome: .stopped(ranges: .prefix(60))),
@@ -160,6 +160,25 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(limited.task.speedLimit, 2048)
         XCTAssertEqual(limited.log, ["speed limit 2.0 KiB/s"])
         XCTAssertEqual(try apply(.limit(bytesPerSecond: 0), task()).log, ["speed limit removed"])
+    }
+
+    /// R18, R30: `split N` is taken in every state, like `limit`, and changes
+    /// nothing but the task's count: no state change, no effect.
+    func test_R18_R30_splitIsTakenInEveryStateAndLogged() throws {
+        for state in TaskState.allCases {
+            for transferring in [false, true] where !transferring || state == .downloading {
+                let before = task(state, downloaded: 20, serial: 5, transferring: transferring)
+                let step = try apply(.split(6), before)
+                XCTAssertEqual(step.task.split, 6, "\(state)")
+                XCTAssertEqual(step.task.state, state)
+                XCTAssertEqual(step.log, ["split: 6 connections"])
+                XCTAssertEqual(step.effects, [])
+                var expected = before
+                expected.split = 6
+                XCTAssertEqual(step.task, expected, "only the count changes")
+            }
+        }
+        XCTAssertEqual(try apply(.split(1), task()).log, ["split: 1 connection"])
     }
 
     func test_R32_removeStopsAndDeletesEverything() throws {

@@ -19,4 +19,9 @@ void clinux_malloc_trim(void);
 /// buffers are reused from the heap rather than mapped per transfer.
 void clinux_tune_malloc(void);
 
+/// fallocate(2) with mode 0: reserves the blocks of [offset, offset+length)
+/// and extends the file if needed, never touching bytes already written.
+/// Returns 0, or -1 with errno set (EOPNOTSUPP on filesystems without it).
+int clinux_fallocate(int fd, long long offset, long long length);
+
 #endif

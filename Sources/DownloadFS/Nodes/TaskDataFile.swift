@@ -15,7 +15,7 @@ struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
     var permissions: mode_t { 0o444 }
 
     /// Bytes a reader may see of a task's data (R23: never more than arrived).
-    static func visibleSize(_ entry: TaskEntry) -> Int64 { entry.bytes }
+    static func visibleSize(_ entry: TaskEntry) -> Int64 { entry.readable }
 
     /// The file holding the task's bytes now: the finished file once
     /// completed, else the partial file (which may not exist yet).

@@ -1,0 +1,471 @@
+import CCurl
+import CLinux
+import DownloadFSCore
+import Foundation
+import Glibc
+
+/// One attempt of one task on the engine thread (R18): the data file, the
+/// connections fetching it, the pure `SegmentedAttempt` that decides which
+/// bytes each one fetches, the task's speed limit (R30, R31) and its
+/// checkpoints (R51).
+///
+/// Connections call in from curl's callbacks, where no handle may be added
+/// to or removed from the multi handle: connections to open wait in
+/// `parked` (also while their host has no free slot), dropped ones in
+/// `leaving`, until the engine calls `settle` after `curl_multi_perform`.
+final class TaskDownload {
+    /// R51: a checkpoint at least every 8 MiB (or 2 s) of a transfer.
+    static let checkpointBytes: Int64 = 8 << 20
+    /// Sooner, from 1 MiB, whenever the previous checkpoint has been reported:
+    /// checkpoints then follow each other as fast as the disk syncs, so a
+    /// crash usually loses about one sync's worth of bytes rather than up to
+    /// 8 MiB plus the sync.
+    static let eagerCheckpointBytes: Int64 = 1 << 20
+    /// The most bytes per connection written but not yet covered by a
+    /// reported checkpoint before reading waits for the disk (`syncLagging`).
+    /// With what curl and the staging buffer may hold on top, a crash costs
+    /// at most `checkpointBytes` per connection fetched again. It only bites
+    /// when the network outruns fdatasync and the commit.
+    static let lagBytes = checkpointBytes - Int64(EasyTransfer.readBufferSize + EasyTransfer.stagingCapacity)
+    static let checkpointSeconds = 2.0
+
+    let request: TransferRequest
+    let serial: UInt64
+    let live: LiveProgress
+    /// What connections are counted by (`--max-connections-per-host`).
+    let host: String
+    private let fd: Int32
+    private let multi: UnsafeMutableRawPointer
+    private let slots: HostSlots
+    private unowned(unsafe) let delegate: EngineDelegate
+    private let sync: SyncProgress
+    private let lane: Checkpointer.Lane
+
+    private var attempt: SegmentedAttempt
+    /// The total and validators every answer is checked against: the stored
+    /// ones, or those of this attempt's first answer.
+    private(set) var known: StoredProgress
+    private var connections: [UInt64: EasyTransfer] = [:]
+    /// Connections the attempt opened that wait for `settle` and a host slot.
+    private var parked: [(id: UInt64, range: RequestedRange)] = []
+    /// Connections dropped inside a callback, removed at `settle`.
+    private var leaving: [EasyTransfer] = []
+    /// The first accepted answer (of this generation) went to the delegate.
+    private var reported = false
+    /// The size the data file was prepared for.
+    private var prepared: Int64?
+    private var limiter = RateLimiter()
+    private var receivedData = false
+    private var writtenCount: Int64
+    private var lastCheckpointCount: Int64
+    private var lastCheckpointTime: Double
+    /// The last failure of a connection, for the outcome if none is left.
+    private var lastFailure: TransferFailure?
+    /// Set once the attempt is decided; reported when no connection is left.
+    private var outcome: TransferOutcome?
+    private(set) var finished = false
+
+    /// Opens the data file and plans the attempt. Throws the failure to
+    /// report when the file cannot be opened.
+    init(request: TransferRequest, serial: UInt64, live: LiveProgress, multi: UnsafeMutableRawPointer,
+         slots: HostSlots, checkpointer: Checkpointer, delegate: EngineDelegate) throws(TransferFailure) {
+        self.request = request
+        self.serial = serial
+        self.live = live
+        self.multi = multi
+        self.slots = slots
+        self.delegate = delegate
+        host = HostKey.of(request.url)
+        let fd = Glibc.open(request.partialPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Self.writeFailure(errno) }
+        self.fd = fd
+        // FTP fetches one range to the end (REST): only a prefix is of use.
+        let held = request.isFTP ? ByteRanges.prefix(request.ranges.prefixEnd) : request.ranges
+        known = request.known
+        attempt = SegmentedAttempt(total: request.known.total, held: held, split: request.isFTP ? 1 : request.split.split,
+                                   minimumSegment: request.split.minimumSegment)
+        if request.known.total == nil && ftruncate(fd, off_t(held.prefixEnd)) != 0 {
+            // Unknown size: the file ends where the trusted bytes end (R51).
+            let err = errno
+            close(fd)
+            throw Self.writeFailure(err)
+        }
+        lane = checkpointer.lane()
+        sync = SyncProgress(held: attempt.written, wake: checkpointer.wake)
+        writtenCount = attempt.written.count
+        lastCheckpointCount = writtenCount
+        lastCheckpointTime = MonotonicClock.now()
+        live.show(attempt.written)
+        live.resetSpeed()
+    }
+
+    private static func writeFailure(_ err: Int32) -> TransferFailure {
+        .writeError(errno: err, message: String(cString: strerror(err)))
+    }
+
+    // MARK: - the engine's calls (outside curl's callbacks)
+
+    func start() {
+        if let total = attempt.total { prepare(total) }
+        apply(attempt.start())
+        settle()
+    }
+
+    /// Removes dropped connections, opens parked ones while their host has a
+    /// slot, and reports the outcome once no connection is left.
+    func settle() {
+        for transfer in leaving { remove(transfer) }
+        leaving.removeAll()
+        while outcome == nil, let next = parked.first, slots.take(host) {
+            parked.removeFirst()
+            open(next.id, next.range)
+        }
+        live.connections.store(connections.count, ordering: .relaxed)
+        if outcome == nil && connections.isEmpty && parked.isEmpty { outcome = endOfAttempt() }
+        if let outcome, connections.isEmpty, !finished { finish(outcome) }
+    }
+
+    /// curl finished connection `transfer` with `code`.
+    func connectionEnded(_ transfer: EasyTransfer, code: CURLcode) {
+        guard remove(transfer) else { return }
+        switch transfer.end(for: code) {
+        case .dropped:
+            break
+        case .done:
+            apply(attempt.ended(transfer.id))
+        case .alreadyComplete(let total):
+            end(.completed(bytes: total, total: total))
+        case .restart(let reason):
+            end(.restart(reason: reason))
+        case .writeFailed(let err):
+            end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
+        case .failed(let failure):
+            connectionFailed(transfer.id, failure)
+        }
+        settle()
+    }
+
+    /// Stops every connection (pause, cancel, unmount): what they wrote is
+    /// flushed and reported as `.stopped` once synced.
+    func stop() {
+        for transfer in connections.values where outcome == nil {
+            if !transfer.flush(), let err = transfer.writeErrno {
+                end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
+            }
+        }
+        end(.stopped(ranges: attempt.written))
+        settle()
+    }
+
+    /// The periodic work: writes out what is staged, samples the speed and
+    /// checkpoints once 2 s have passed (R51). A failed write or sync ends
+    /// the attempt (R54).
+    func tick(now: Double) {
+        if outcome == nil, let failure = sync.failure {
+            end(.failed(Self.writeFailure(failure), ranges: sync.committed, receivedData: receivedData))
+        }
+        for transfer in connections.values where outcome == nil {
+            if !transfer.flush(), let err = transfer.writeErrno {
+                end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
+            }
+        }
+        live.sample(at: now)
+        if outcome == nil && writtenCount != lastCheckpointCount
+            && now - lastCheckpointTime >= Self.checkpointSeconds {
+            checkpoint(now: now)
+        }
+        settle()
+    }
+
+    /// Resumes held connections the task now allows; true if one stays held.
+    func resumeHeld(now: Double) -> Bool {
+        var held = false
+        for transfer in connections.values where transfer.held {
+            transfer.resumeIfAllowed(now: now)
+            held = held || transfer.held
+        }
+        return held
+    }
+
+    /// The task's speed limit (0: none), shared by all its connections.
+    func setSpeedLimit(_ bytesPerSecond: Int64) {
+        limiter.setLimit(max(0, bytesPerSecond), now: MonotonicClock.now())
+    }
+
+    func setSplit(_ split: SplitPolicy) {
+        guard !request.isFTP else { return }
+        apply(attempt.setSplit(split.split, minimumSegment: split.minimumSegment))
+        settle()
+    }
+
+    // MARK: - connections' calls (inside curl's callbacks)
+
+    /// What a connection does with an answer its task can use.
+    enum Answer {
+        /// Write the body into the range the connection asked for.
+        case write
+        /// Write the body from byte 0 to its end: the task starts over on it.
+        case writeWhole
+        /// Stop; nothing of it is written.
+        case drop
+    }
+
+    /// Connection `transfer` got an answer `decision` judged against `known`
+    /// (R52 for its range): the first one tells the task the total and
+    /// validators; one that cannot be spliced into the file (200 to a range,
+    /// another Content-Range, a changed validator) makes the task go on with
+    /// one connection from zero (R18).
+    func answered(_ transfer: EasyTransfer, head: ResponseHead, summary: ResponseSummary,
+                  decision: ResumeDecision) -> Answer {
+        switch decision {
+        case .append(let total):
+            if !reported {
+                reported = true
+                if attempt.written.isEmpty { (known.etag, known.lastModified) = (head.etag, head.lastModified) }
+                known.total = total ?? known.total
+                delegate.transferStarted(request.id, serial: serial, response: summary, decision: decision)
+            }
+            if let total { prepare(total) }
+            apply(attempt.responded(transfer.id, total: total, ranged: head.status == 206))
+            return .write
+        case .startOver(let total, let reason):
+            let keep = ResumeDecision.bodyStartsAtZero(head)
+            let several = connections.count + parked.count > 1
+            apply(attempt.fellBack(keeping: keep ? transfer.id : nil, total: keep ? total : nil))
+            if ftruncate(fd, 0) != 0 {
+                end(.failed(Self.writeFailure(errno), ranges: ByteRanges(), receivedData: receivedData))
+            }
+            prepared = nil
+            writtenCount = 0
+            lastCheckpointCount = 0
+            known = StoredProgress(offset: 0, total: keep ? total : nil,
+                                   etag: keep ? head.etag : nil, lastModified: keep ? head.lastModified : nil)
+            reported = keep
+            let line = several ? "\(reason); going on with one connection" : reason
+            let (id, serial, delegate) = (request.id, serial, delegate)
+            sync.restart {
+                delegate.transferStarted(id, serial: serial, response: summary,
+                                         decision: .startOver(total: keep ? total : nil, reason: line))
+            }
+            live.show(ByteRanges())
+            guard keep else { return .drop }
+            if let total { prepare(total) }
+            apply(attempt.responded(transfer.id, total: total, ranged: false))
+            return .writeWhole
+        case .alreadyComplete, .fail:
+            return .drop
+        }
+    }
+
+    /// `transfer` wrote `range` into the data file.
+    func wrote(_ transfer: EasyTransfer, _ range: Range<Int64>) {
+        receivedData = true
+        apply(attempt.wrote(transfer.id, range))
+        let written = attempt.written
+        writtenCount = written.count
+        sync.wrote(written)
+        live.show(written)
+        let unsynced = writtenCount - lastCheckpointCount
+        if unsynced >= Self.checkpointBytes || (unsynced >= Self.eagerCheckpointBytes && !sync.inFlight) {
+            checkpoint(now: MonotonicClock.now())
+        }
+    }
+
+    /// Whether the task lets a connection take `count` more bytes now: its
+    /// speed limit, and the disk keeping up (`syncLagging`).
+    func admits(_ count: Int, now: Double) -> Bool {
+        if syncLagging && !waitForDisk() {
+            sync.hold()
+            return false
+        }
+        guard limiter.limit > 0 else { return true }
+        guard limiter.allows(now: now) else { return false }
+        limiter.consume(Int64(count), now: now)
+        return true
+    }
+
+    /// Whether a held connection may go on.
+    func admits(now: Double) -> Bool {
+        limiter.allows(now: now) && !syncLagging
+    }
+
+    /// The size of curl's reads for a new connection: under a speed limit
+    /// about 1/8 s of it, so the limiter's steps stay small. curl refuses a
+    /// new size once a transfer has its buffer, so it is set at the open.
+    private var bufferSize: Int {
+        let limit = limiter.limit
+        return limit > 0 ? min(512 * 1024, max(4096, Int(limit / 8))) : EasyTransfer.readBufferSize
+    }
+
+    // MARK: - internals
+
+    /// Carries out the attempt's actions. Safe inside callbacks: opens and
+    /// removals wait for `settle`.
+    private func apply(_ actions: [SegmentAction]) {
+        for action in actions {
+            switch action {
+            case .open(let id, let range):
+                parked.append((id, range))
+            case .shrink(let id, let end):
+                connections[id]?.stop(at: end)
+                if let index = parked.firstIndex(where: { $0.id == id }) {
+                    parked[index].range = RequestedRange(start: parked[index].range.start, end: end)
+                }
+            case .abort(let id):
+                if let transfer = connections[id], !transfer.dropped {
+                    transfer.drop()
+                    leaving.append(transfer)
+                }
+                parked.removeAll { $0.id == id }
+            }
+        }
+    }
+
+    private func open(_ id: UInt64, _ range: RequestedRange) {
+        do {
+            let transfer = try EasyTransfer(id: id, url: request.url, range: range, fd: fd, owner: self)
+            if let failure = transfer.configure(headers: request.headers, known: known, bufferSize: bufferSize) {
+                slots.release(host)
+                return connectionFailed(id, failure)
+            }
+            connections[id] = transfer
+            curl_multi_add_handle(multi, transfer.handle)
+        } catch {
+            slots.release(host)
+            connectionFailed(id, error)
+        }
+    }
+
+    /// Takes `transfer` out of the multi handle and frees its host slot;
+    /// false if it was already out.
+    @discardableResult
+    private func remove(_ transfer: EasyTransfer) -> Bool {
+        guard connections[transfer.id] === transfer else { return false }
+        connections[transfer.id] = nil
+        curl_multi_remove_handle(multi, transfer.handle)
+        slots.release(host)
+        return true
+    }
+
+    /// A connection failed. While others fetch, the task goes on with one
+    /// connection fewer (a server that limits connections, a transient
+    /// error); its bytes are taken by the next connection that frees up.
+    /// The last one's failure is the attempt's (R53 decides what follows).
+    private func connectionFailed(_ id: UInt64, _ failure: TransferFailure) {
+        lastFailure = failure
+        let others = connections.count + parked.count
+        if others > 0 {
+            apply(attempt.setSplit(others))
+            apply(attempt.ended(id))
+        } else {
+            end(.failed(failure, ranges: attempt.written, receivedData: receivedData))
+        }
+    }
+
+    /// The attempt is decided: every connection is dropped.
+    private func end(_ result: TransferOutcome) {
+        guard outcome == nil else { return }
+        outcome = result
+        parked.removeAll()
+        for transfer in connections.values where !transfer.dropped {
+            transfer.drop()
+            leaving.append(transfer)
+        }
+    }
+
+    /// What an attempt whose last connection is gone came to.
+    private func endOfAttempt() -> TransferOutcome {
+        if let total = attempt.total {
+            if attempt.isComplete { return .completed(bytes: total, total: total) }
+        } else if lastFailure == nil {
+            // One connection to an unknown end, ended well: the file ends here.
+            let bytes = attempt.written.prefixEnd
+            return .completed(bytes: bytes, total: bytes)
+        }
+        return .failed(lastFailure ?? .partialBody, ranges: attempt.written, receivedData: receivedData)
+    }
+
+    /// Readies the data file for `total` bytes: anything beyond is cut off,
+    /// and the blocks are reserved (`fallocate`, else a sparse file), so
+    /// segments land in place and the disk cannot run out mid-file on
+    /// filesystems that reserve. Never cuts bytes below `total`.
+    private func prepare(_ total: Int64) {
+        guard prepared != total else { return }
+        prepared = total
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return }
+        if Int64(info.st_size) > total {
+            _ = ftruncate(fd, off_t(total))
+        } else if Int64(info.st_size) < total, clinux_fallocate(fd, 0, total) != 0 {
+            // No fallocate here, or no room: a sparse file; a full disk
+            // then shows as a write error of this task (R54).
+            _ = ftruncate(fd, off_t(total))
+        }
+    }
+
+    /// True when the bytes written but not yet covered by a reported
+    /// checkpoint reach `lagBytes` per connection while a checkpoint is under
+    /// way: the network is outrunning `fdatasync`. Reading then waits for the
+    /// disk, so a crash never costs more than 8 MiB per connection fetched
+    /// again (R51, R18).
+    private var syncLagging: Bool {
+        guard sync.inFlight else { return false }
+        var staged = 0
+        for transfer in connections.values { staged += transfer.staged }
+        return writtenCount + Int64(staged) - sync.committedCount >= Self.lagBytes * Int64(max(1, connections.count))
+    }
+
+    /// Waits (blocking the engine thread, which then reads no socket) for
+    /// the disk to catch up; true once it has. Gives up after 50 ms, and the
+    /// connection is then paused instead (`held`), so a slow disk never
+    /// stalls the other transfers or the engine's commands for long. Waiting
+    /// here rather than pausing at once spares curl copying what it had read.
+    private func waitForDisk() -> Bool {
+        let deadline = MonotonicClock.now() + 0.05
+        while syncLagging {
+            let left = deadline - MonotonicClock.now()
+            guard left > 0, sync.waitForEnd(timeout: left) else { return !syncLagging }
+        }
+        return true
+    }
+
+    /// Syncs the data file off the engine thread and reports every range
+    /// written before the sync began (R51).
+    private func checkpoint(now: Double) {
+        lastCheckpointCount = writtenCount
+        lastCheckpointTime = now
+        let copy = dup(fd)
+        guard copy >= 0 else { return }
+        let (id, serial, delegate, sync) = (request.id, serial, delegate, sync)
+        sync.started()
+        lane.checkpoint(copy, snapshot: { sync.snapshot() }) { result in
+            switch result {
+            case .success(let snapshot):
+                sync.ended(committed: snapshot) {
+                    delegate.transferCheckpointed(id, serial: serial, ranges: snapshot.ranges)
+                }
+            case .failure(let error):
+                sync.ended(failure: error.errno)
+            }
+        }
+    }
+
+    /// Hands the descriptor to the checkpointer: it is synced and closed, and
+    /// only then is the outcome reported (after any earlier checkpoint).
+    private func finish(_ outcome: TransferOutcome) {
+        finished = true
+        live.connections.store(0, ordering: .relaxed)
+        let (id, serial, delegate, sync) = (request.id, serial, delegate, sync)
+        lane.sync(fd) { err in
+            var outcome = outcome
+            // Any failed sync of this attempt, this one or an earlier
+            // checkpoint's, leaves only the last successful checkpoint
+            // trusted (R51): never the ranges that were asked for.
+            if let failed = err != 0 ? err : sync.failure {
+                outcome = .failed(.writeError(errno: failed, message: String(cString: strerror(failed))),
+                                  ranges: sync.committed, receivedData: false)
+            }
+            delegate.transferFinished(id, serial: serial, outcome: outcome)
+        }
+    }
+}
