@@ -223,6 +223,10 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         send(.event(id, .finished(serial: serial, outcome: outcome)))
     }
 
+    func transferDroppedMirror(_ id: Int64, serial: UInt64, url: String, reason: String) {
+        // Wired to the machine with R19's mirror list (TaskEvent.mirrorDropped).
+    }
+
     // MARK: - the loop
 
     private func run() {

@@ -13,4 +13,8 @@ public protocol EngineDelegate: AnyObject, Sendable {
     /// `ranges` (all the task holds) are flushed to disk (R51): they may be committed.
     func transferCheckpointed(_ id: Int64, serial: UInt64, ranges: ByteRanges)
     func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome)
+    /// Mirror `url` of the task failed for good (R19: 4xx, another total,
+    /// another strong ETag than the first answer) and is no longer used;
+    /// `reason` is for the task log.
+    func transferDroppedMirror(_ id: Int64, serial: UInt64, url: String, reason: String)
 }

@@ -47,7 +47,8 @@ final class TaskDownload {
     private(set) var known: StoredProgress
     private var connections: [UInt64: EasyTransfer] = [:]
     /// Connections the attempt opened that wait for `settle` and a host slot.
-    private var parked: [(id: UInt64, range: RequestedRange)] = []
+    /// `stop`: where it must stop short of its request (a steal before it opened).
+    private var parked: [(id: UInt64, range: RequestedRange, stop: Int64?)] = []
     /// Connections dropped inside a callback, removed at `settle`.
     private var leaving: [EasyTransfer] = []
     /// The first accepted answer (of this generation) went to the delegate.
@@ -118,7 +119,7 @@ final class TaskDownload {
         leaving.removeAll()
         while outcome == nil, let next = parked.first, slots.take(host) {
             parked.removeFirst()
-            open(next.id, next.range)
+            open(next.id, next.range, stop: next.stop)
         }
         live.connections.store(connections.count, ordering: .relaxed)
         if outcome == nil && connections.isEmpty && parked.isEmpty { outcome = endOfAttempt() }
@@ -305,11 +306,11 @@ final class TaskDownload {
         for action in actions {
             switch action {
             case .open(let id, let range):
-                parked.append((id, range))
+                parked.append((id, range, nil))
             case .shrink(let id, let end):
                 connections[id]?.stop(at: end)
                 if let index = parked.firstIndex(where: { $0.id == id }) {
-                    parked[index].range = RequestedRange(start: parked[index].range.start, end: end)
+                    parked[index].stop = min(parked[index].stop ?? .max, end)
                 }
             case .abort(let id):
                 if let transfer = connections[id], !transfer.dropped {
@@ -321,13 +322,14 @@ final class TaskDownload {
         }
     }
 
-    private func open(_ id: UInt64, _ range: RequestedRange) {
+    private func open(_ id: UInt64, _ range: RequestedRange, stop: Int64?) {
         do {
             let transfer = try EasyTransfer(id: id, url: request.url, range: range, fd: fd, owner: self)
             if let failure = transfer.configure(headers: request.headers, known: known, bufferSize: bufferSize) {
                 slots.release(host)
                 return connectionFailed(id, failure)
             }
+            if let stop { transfer.stop(at: stop) }
             connections[id] = transfer
             curl_multi_add_handle(multi, transfer.handle)
         } catch {

@@ -4,6 +4,8 @@ import DownloadFSCore
 public struct TransferRequest: Sendable {
     public var id: Int64
     public var url: String
+    /// Other URLs of the same file (R19), not dropped yet; connections spread over `url` and these.
+    public var mirrors: [String]
     /// The user's `header=` lines.
     public var headers: [String]
     /// The byte ranges the data file holds (committed, R51): only the others are fetched.
@@ -16,10 +18,11 @@ public struct TransferRequest: Sendable {
 
     /// Speed limits and later changes of `split` are sent separately
     /// (`Engine.setSpeedLimit`, `Engine.setSplit`), since they change while a transfer runs.
-    public init(id: Int64, url: String, headers: [String], ranges: ByteRanges, known: StoredProgress,
-                split: SplitPolicy, partialPath: String) {
+    public init(id: Int64, url: String, mirrors: [String] = [], headers: [String], ranges: ByteRanges,
+                known: StoredProgress, split: SplitPolicy, partialPath: String) {
         self.id = id
         self.url = url
+        self.mirrors = mirrors
         self.headers = headers
         self.ranges = ranges
         self.known = known

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Engine
+import Foundation
 
 /// `downloadfs`: a download manager whose whole interface is a filesystem.
 @main
@@ -23,8 +24,18 @@ struct DownloadFSCommand: ParsableCommand {
     static func main() {
         // Before any thread exists (libcurl's global init is not thread-safe).
         Curl.globalInit()
+        var command: ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            // A bad option is one line (R2), not the usage block after it;
+            // --help and friends print as usual.
+            guard exitCode(for: error) != .success else { exit(withError: error) }
+            let reason = message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
+            FileHandle.standardError.write(Data("downloadfs: \(reason) (see downloadfs --help)\n".utf8))
+            exit(withError: ExitCode(exitCode(for: error).rawValue))
+        }
+        do {
             try command.run()
         } catch {
             exit(withError: error)
