@@ -122,7 +122,8 @@ def pytest_runtest_makereport(item, call):
     for mount in getattr(item, "downloadfs_mounts", []):
         report.sections.append((f"downloadfs {mount.base.name}", mount.describe()[-30000:]))
     for server in getattr(item, "downloadfs_faultservers", []):
-        lines = [f"{r.method} {r.path}?{r.query} range={r.range} if-range={r.if_range} "
-                 f"-> {r.status} sent={r.sent} complete={r.complete}"
+        lines = [f"{r.method} {r.path}?{r.query} conn={r.connection} range={r.range} "
+                 f"if-range={r.if_range} -> {r.status} from={r.body_start} sent={r.sent} "
+                 f"complete={r.complete} t={r.started:.2f}..{r.finished or 0:.2f}"
                  for r in server.requests()[-60:]]
         report.sections.append(("faultserver requests", "\n".join(lines)))

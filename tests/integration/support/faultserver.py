@@ -4,8 +4,18 @@ Each path is a `Resource` with deterministic content (see `files`) and knobs
 set by the test: cut the connection, stall, throttle, ignore ranges, answer
 with an error status a few times, redirect, change the file between
 requests, send hostile headers. Every request is recorded (method, Range,
-If-Range, all headers, status, body bytes actually written to the socket) so
-tests can assert what the daemon asked for and how much it fetched.
+If-Range, all headers, status, the first body byte served, body bytes actually
+written to the socket, which TCP connection carried it) so tests can assert
+what the daemon asked for and how much it fetched; every TCP connection is
+recorded too, so tests can count how many were open at once.
+
+Each response is throttled on its own (`throttle` is per connection, as
+nginx's `limit_rate`), so N connections get N times the rate. A response
+serves the version of the file that was current when its request came in,
+to the end, as a server reading an open file does when the file is replaced.
+While a throttled or stalled response waits, the server watches the socket
+and stops as soon as the client hangs up, so a request's `finished` is when
+the client let go, not when the next write failed.
 
 Ranges follow RFC 9110 the way nginx does: `bytes=N-` and `bytes=N-M` give
 206 with Content-Range; If-Range that does not match the current strong
@@ -14,7 +24,9 @@ or past the end gives 416 with `Content-Range: bytes */SIZE`.
 """
 
 import dataclasses
+import math
 import re
+import select
 import socket
 import ssl
 import threading
@@ -66,6 +78,11 @@ class Resource:
     content_disposition: Optional[object] = None   # str, or bytes sent raw
     headers: dict = dataclasses.field(default_factory=dict)
     ignore_range: bool = False              # always 200 with the whole body
+    ranges_after_first: bool = True         # False: every GET after the first answers 200
+                                            # with the whole body, Range or not (still
+                                            # saying Accept-Ranges: bytes)
+    ignore_if_range: bool = False           # serve the range even when If-Range does not
+                                            # match (a 206 of the current version)
     no_accept_ranges: bool = False
     length_unknown: bool = False            # chunked, no Content-Length, no ranges
     cut_after: Optional[int] = None         # close after this many body bytes
@@ -82,24 +99,30 @@ class Resource:
     redirect_to: Optional[str] = None       # 302 to this URL
     redirect_chain: int = 0                 # this many 302 hops before the content
     change_after_requests: Optional[int] = None  # after K GETs the file changes ...
+    change_etag_after: Optional[int] = None  # the same (another name for it)
     changed_size: Optional[int] = None      # ... to this size (default: same)
     changed_keep_validators: bool = False   # ... keeping ETag/Last-Modified
     content_range_shift: int = 0            # 206 whose Content-Range starts elsewhere
     content_range_shift_times: Optional[int] = 1
+    content_range_end_shift: int = 0        # 206 whose Content-Range (and body) ends this
+                                            # many bytes off the asked end (capped at EOF)
+    content_range_end_shift_times: Optional[int] = 1
     script: list = dataclasses.field(default_factory=list)  # per-GET overrides, in order
 
     # Runtime counters (under the server lock).
     gets: int = 0
     version: int = 0
 
-    def current(self):
-        """(seed, size, etag, last_modified) of the version now served."""
-        if self.version == 0:
+    def current(self, version=None):
+        """(seed, size, etag, last_modified) of the version now served (or of `version`)."""
+        if version is None:
+            version = self.version
+        if version == 0:
             seed, size = self.seed, self.size
         else:
-            seed = self.seed + 7919 * self.version
+            seed = self.seed + 7919 * version
             size = self.changed_size if self.changed_size is not None else self.size
-        if self.body is not None and self.version == 0:
+        if self.body is not None and version == 0:
             size = len(self.body)
         if self.no_validators:
             return seed, size, None, None
@@ -107,16 +130,18 @@ class Resource:
         if self.no_etag:
             etag = None
         last_modified = self.last_modified
-        if self.version and not self.changed_keep_validators:
-            etag = f'"{seed}-{size}-v{self.version}"'
+        if version and not self.changed_keep_validators:
+            etag = f'"{seed}-{size}-v{version}"'
             if last_modified is not None:
-                last_modified = http_date(DEFAULT_LAST_MODIFIED_EPOCH + 86400 * self.version)
+                last_modified = http_date(DEFAULT_LAST_MODIFIED_EPOCH + 86400 * version)
         return seed, size, etag, last_modified
 
-    def data(self, start, end):
-        """Body bytes [start, end) of the version now served."""
-        seed, _, _, _ = self.current()
-        if self.body is not None and self.version == 0:
+    def data(self, start, end, version=None):
+        """Body bytes [start, end) of the version now served (or of `version`)."""
+        if version is None:
+            version = self.version
+        seed, _, _, _ = self.current(version)
+        if self.body is not None and version == 0:
             return self.body[start:end]
         return content_range(seed, start, end)
 
@@ -130,8 +155,12 @@ class RequestRecord:
     query: str
     headers: dict
     started: float
+    connection: int = 0         # which TCP connection (see `FaultServer.connections`)
     status: int = 0
     sent: int = 0               # body bytes written to the socket
+    body_start: int = 0         # file offset of the first body byte (206: the range served)
+    body_end: int = 0           # file offset just past the last body byte promised
+    version: int = 0            # version of the file the body came from
     finished: Optional[float] = None
     complete: bool = False      # the whole promised body was written
 
@@ -149,6 +178,32 @@ class RequestRecord:
         match = re.fullmatch(r"bytes=(\d+)-(\d*)", self.range or "")
         return int(match.group(1)) if match else None
 
+    @property
+    def range_end(self):
+        """M of a closed `bytes=N-M` Range (inclusive), else None."""
+        match = re.fullmatch(r"bytes=(\d+)-(\d+)", self.range or "")
+        return int(match.group(2)) if match else None
+
+    @property
+    def delivered(self):
+        """(first, end) file offsets of the content bytes written, or None.
+
+        Only 200 and 206 bodies carry the file; error pages do not.
+        """
+        if self.status not in (200, 206) or self.method != "GET":
+            return None
+        return self.body_start, self.body_start + self.sent
+
+
+@dataclasses.dataclass
+class ConnectionRecord:
+    """One TCP connection a client opened."""
+
+    number: int
+    peer: tuple
+    opened: float
+    closed: Optional[float] = None
+
 
 class _Stop(Exception):
     """Raised inside a handler when the server shuts down."""
@@ -164,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
-        self.server.owner._track(self.connection, True)
+        self.conn_number = self.server.owner._track(self.connection, True)
 
     def finish(self):
         try:
@@ -194,7 +249,8 @@ class FaultServer:
         self._stop = threading.Event()
         self._resources = {}
         self._log = []
-        self._connections = set()
+        self._connections = {}   # open socket -> its ConnectionRecord
+        self._conn_log = []
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.owner = self
         self.scheme = "http"
@@ -243,6 +299,28 @@ class FaultServer:
         """Body bytes written for `path` (all paths when None)."""
         return sum(r.sent for r in self.requests(path))
 
+    def connections(self):
+        """Every TCP connection accepted so far, oldest first."""
+        with self._lock:
+            return list(self._conn_log)
+
+    def max_concurrent(self, path=None, since=None, grace=0.1):
+        """The most GETs (for `path`) in flight at once, as the server saw them.
+
+        A GET counts from when its request head was read until its last body
+        byte was written or the client was seen gone. The server sees a
+        hang-up a moment after the client may already have opened its next
+        connection, so each GET's end is taken `grace` seconds early; a real
+        excess lasts far longer. With `since` (a `time.monotonic()` value)
+        only what was in flight from then on counts.
+        """
+        return _peak([(r.started, r.finished) for r in self.requests(path, "GET")],
+                     since, grace)
+
+    def max_connections(self, since=None, grace=0.1):
+        """The most TCP connections open at once (any path), counted as `max_concurrent`."""
+        return _peak([(c.opened, c.closed) for c in self.connections()], since, grace)
+
     def stop(self):
         """Shut down within a bounded time: stalls end, open sockets close."""
         self._stop.set()
@@ -260,17 +338,62 @@ class FaultServer:
     # -- internals ---------------------------------------------------------
 
     def _track(self, conn, add):
+        """Note a connection opening (returns its number) or closing."""
         with self._lock:
             if add:
-                self._connections.add(conn)
-            else:
-                self._connections.discard(conn)
+                try:
+                    peer = conn.getpeername()
+                except OSError:
+                    peer = ()
+                record = ConnectionRecord(len(self._conn_log) + 1, peer, time.monotonic())
+                self._conn_log.append(record)
+                self._connections[conn] = record
+                return record.number
+            record = self._connections.pop(conn, None)
+            if record is not None and record.closed is None:
+                record.closed = time.monotonic()
+            return None
+
+    def _wait(self, handler, seconds):
+        """Let `seconds` pass before the next write, or less: raise _Stop when
+        the server stops, ConnectionResetError as soon as the client hangs up."""
+        deadline = time.monotonic() + seconds
+        sock = handler.connection
+        if isinstance(sock, ssl.SSLSocket):  # no MSG_PEEK through TLS
+            if self._stop.wait(seconds):
+                raise _Stop()
+            return
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                readable, _, _ = select.select([sock], [], [], min(left, 0.25))
+            except (OSError, ValueError) as exc:
+                raise ConnectionResetError("client gone") from exc
+            if self._stop.is_set():
+                raise _Stop()
+            if not readable:
+                continue
+            try:
+                peeked = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                raise ConnectionResetError("client gone") from exc
+            if not peeked:
+                raise ConnectionResetError("client closed the connection")
+            # The client sent more (a pipelined request): just wait it out.
+            if self._stop.wait(max(0.0, deadline - time.monotonic())):
+                raise _Stop()
+            return
 
     def _serve(self, handler, head):
         split = urlsplit(handler.path)
         record = RequestRecord(method=handler.command, path=split.path, query=split.query,
                                headers={k.lower(): v for k, v in handler.headers.items()},
-                               started=time.monotonic())
+                               started=time.monotonic(),
+                               connection=getattr(handler, "conn_number", 0))
         with self._lock:
             self._log.append(record)
         try:
@@ -332,15 +455,20 @@ class FaultServer:
             if retry_after is not None:
                 headers["Retry-After"] = str(retry_after)
             return {"kind": "error", "status": status, "headers": headers}
-        if (not head and res.change_after_requests is not None
-                and res.gets > res.change_after_requests and res.version == 0):
+        change_after = (res.change_after_requests if res.change_after_requests is not None
+                        else res.change_etag_after)
+        if (not head and change_after is not None
+                and res.gets > change_after and res.version == 0):
             res.version = 1
         seed, size, etag, last_modified = res.current()
         start, end, status = 0, size, 200
         range_header = handler.headers.get("Range")
+        ranges_refused = not res.ranges_after_first and not head and res.gets > 1
         if (range_header and not res.ignore_range and not res.length_unknown
-                and not override.get("ignore_range", False)):
-            if self._if_range_matches(handler.headers.get("If-Range"), etag, last_modified):
+                and not ranges_refused and not override.get("ignore_range", False)):
+            if (res.ignore_if_range or override.get("ignore_if_range", False)
+                    or self._if_range_matches(handler.headers.get("If-Range"), etag,
+                                              last_modified)):
                 match = re.fullmatch(r"bytes=(\d*)-(\d*)", range_header.strip())
                 if match and (match.group(1) or match.group(2)):
                     if match.group(1):
@@ -354,12 +482,16 @@ class FaultServer:
                                 "headers": {"Content-Range": f"bytes */{size}"}}
                     if first <= last:
                         start, end, status = first, min(last, size - 1) + 1, 206
-        shift = 0
+        shift = end_shift = 0
         if status == 206:
             if "content_range_shift" in override:
                 shift = override["content_range_shift"]
             elif res.content_range_shift and take("content_range_shift"):
                 shift = res.content_range_shift
+            if "content_range_end_shift" in override:
+                end_shift = override["content_range_end_shift"]
+            elif res.content_range_end_shift and take("content_range_end_shift"):
+                end_shift = res.content_range_end_shift
         cut = override.get("cut_after")
         if cut is None and res.cut_after is not None and not head and take("cut"):
             cut = res.cut_after
@@ -371,6 +503,7 @@ class FaultServer:
         if stall is None and res.stall_after is not None and not head and take("stall"):
             stall = res.stall_after
         return {"kind": "body", "status": status, "start": start, "end": end, "size": size,
+                "version": res.version, "end_shift": end_shift,
                 "etag": etag, "last_modified": last_modified, "shift": shift, "cut": cut,
                 "extra": extra, "stall": stall, "stall_seconds": stall_seconds,
                 "throttle": override.get("throttle", res.throttle)}
@@ -403,9 +536,11 @@ class FaultServer:
         handler.wfile.flush()
         record.complete = True
 
-    def _send_body(self, handler, record, res, head, status, start, end, size, etag,
-                   last_modified, shift, cut, extra, stall, stall_seconds, throttle):
+    def _send_body(self, handler, record, res, head, status, start, end, size, version,
+                   end_shift, etag, last_modified, shift, cut, extra, stall, stall_seconds,
+                   throttle):
         record.status = status
+        record.version = version
         handler.send_response(status, _REASONS.get(status))
         if res.content_type is not None:
             handler.send_header("Content-Type", res.content_type)
@@ -418,6 +553,8 @@ class FaultServer:
         if status == 206:
             if shift:  # a plausible range, but not the one asked for
                 start, end = min(start + shift, size - 1), size
+            if end_shift:  # the asked start, but another end
+                end = max(start + 1, min(size, end + end_shift))
             handler.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
         if res.length_unknown:
             handler.send_header("Transfer-Encoding", "chunked")
@@ -433,6 +570,7 @@ class FaultServer:
                 handler.send_header("Content-Disposition", cd)
         handler.end_headers()
         handler.wfile.flush()
+        record.body_start, record.body_end = start, end
         if head:
             record.complete = True
             return
@@ -448,16 +586,15 @@ class FaultServer:
                 raise _Stop()
             if stall is not None and sent >= stall:
                 stall = None
-                if self._stop.wait(stall_seconds):
-                    raise _Stop()
+                self._wait(handler, stall_seconds)
             if throttle:
                 delay = began + sent / throttle - time.monotonic()
-                if delay > 0 and self._stop.wait(delay):
-                    raise _Stop()
+                if delay > 0:
+                    self._wait(handler, delay)
             n = min(block, limit - sent)
             if stall is not None and sent < stall:
                 n = min(n, stall - sent)
-            data = res.data(start + sent, start + sent + n)
+            data = res.data(start + sent, start + sent + n, version)
             if res.length_unknown:
                 handler.wfile.write(b"%x\r\n" % n + data + b"\r\n")
             else:
@@ -478,3 +615,23 @@ class FaultServer:
             handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
         record.complete = True
+
+
+def _peak(intervals, since, grace):
+    """The most (start, end) intervals overlapping at one moment; an end of
+    None is still open. Ends are moved `grace` earlier; with `since`, only
+    the part from `since` on counts."""
+    events = []
+    for start, end in intervals:
+        end = math.inf if end is None else end - grace
+        if since is not None:
+            start = max(start, since)
+        if end <= start:
+            continue
+        events += [(start, 1), (end, -1)]
+    events.sort(key=lambda event: (event[0], event[1]))  # an end before a start at a tie
+    peak = now = 0
+    for _, step in events:
+        now += step
+        peak = max(peak, now)
+    return peak
