@@ -62,6 +62,8 @@ public struct SegmentedAttempt: Sendable {
     /// The first connection, whose claim end (the next held byte) its
     /// open-ended request does not carry: told at its answer.
     private var untold: UInt64?
+    /// A connection's answer was accepted in this attempt.
+    private var answered = false
     private var kept: UInt64? = nil
 
     public init(total: Int64?, held: ByteRanges, split: Int, minimumSegment: Int64 = SegmentPlanner.minimumSegment) {
@@ -105,6 +107,7 @@ public struct SegmentedAttempt: Sendable {
     /// on this one connection.
     public mutating func responded(_ id: UInt64, total answered: Int64?, ranged: Bool) -> [SegmentAction] {
         guard let request = requests[id] else { return [] }
+        self.answered = true
         if total == nil, let answered {
             total = max(0, answered)
             written = written.clamped(to: 0..<max(0, answered))
@@ -158,6 +161,17 @@ public struct SegmentedAttempt: Sendable {
     public mutating func ended(_ id: UInt64) -> [SegmentAction] {
         forget(id)
         return fill()
+    }
+
+    /// The first connection ended before any answer and another URL may
+    /// serve the file (a mirror, R19): the attempt starts again, with a new
+    /// connection number. Does nothing once an answer came or while a
+    /// connection is open.
+    public mutating func reopen() -> [SegmentAction] {
+        guard claims.isEmpty, !answered else { return [] }
+        started = false
+        fanOut = false
+        return start()
     }
 
     /// The server ignored ranges, answered another Content-Range or changed

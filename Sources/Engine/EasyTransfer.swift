@@ -277,7 +277,7 @@ final class EasyTransfer {
         var head: ResponseHead
         let offset = range.start
         var verdict: ResumeDecision
-        let known = owner.known
+        let known = owner.validators(for: self)
         if isFTP {
             var remaining: curl_off_t = -1
             _ = ccurl_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &remaining)

@@ -32,8 +32,6 @@ final class TaskDownload {
     let request: TransferRequest
     let serial: UInt64
     let live: LiveProgress
-    /// What connections are counted by (`--max-connections-per-host`).
-    let host: String
     private let fd: Int32
     private let multi: UnsafeMutableRawPointer
     private let slots: HostSlots
@@ -46,6 +44,16 @@ final class TaskDownload {
     /// ones, or those of this attempt's first answer.
     private(set) var known: StoredProgress
     private var connections: [UInt64: EasyTransfer] = [:]
+    /// The task's URLs (R19): `request.url` first, then its mirrors, each
+    /// with the key its connections are counted by (`--max-connections-per-host`).
+    private let urls: [String]
+    private let hosts: [String]
+    /// Which URLs are still used: a mirror that fails for good is dropped.
+    private var usable: [Bool]
+    /// The URL whose answer set `known`; the others are checked against it.
+    private var primary = 0
+    /// The URL each connection fetches from.
+    private var source: [UInt64: Int] = [:]
     /// Connections the attempt opened that wait for `settle` and a host slot.
     /// `stop`: where it must stop short of its request (a steal before it opened).
     private var parked: [(id: UInt64, range: RequestedRange, stop: Int64?)] = []
@@ -76,7 +84,9 @@ final class TaskDownload {
         self.multi = multi
         self.slots = slots
         self.delegate = delegate
-        host = HostKey.of(request.url)
+        urls = [request.url] + request.mirrors
+        hosts = urls.map(HostKey.of)
+        usable = Array(repeating: true, count: urls.count)
         let fd = Glibc.open(request.partialPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.writeFailure(errno) }
         self.fd = fd
@@ -117,9 +127,9 @@ final class TaskDownload {
     func settle() {
         for transfer in leaving { remove(transfer) }
         leaving.removeAll()
-        while outcome == nil, let next = parked.first, slots.take(host) {
+        while outcome == nil, let next = parked.first, let url = takeSlot() {
             parked.removeFirst()
-            open(next.id, next.range, stop: next.stop)
+            open(next.id, next.range, stop: next.stop, from: url)
         }
         live.connections.store(connections.count, ordering: .relaxed)
         if outcome == nil && connections.isEmpty && parked.isEmpty { outcome = endOfAttempt() }
@@ -222,6 +232,7 @@ final class TaskDownload {
         case .append(let total):
             if !reported {
                 reported = true
+                primary = source[transfer.id] ?? primary
                 if attempt.written.isEmpty { (known.etag, known.lastModified) = (head.etag, head.lastModified) }
                 known.total = total ?? known.total
                 delegate.transferStarted(request.id, serial: serial, response: summary, decision: decision)
@@ -230,32 +241,47 @@ final class TaskDownload {
             apply(attempt.responded(transfer.id, total: total, ranged: head.status == 206))
             return .write
         case .startOver(let total, let reason):
-            let keep = ResumeDecision.bodyStartsAtZero(head)
-            let several = connections.count + parked.count > 1
-            apply(attempt.fellBack(keeping: keep ? transfer.id : nil, total: keep ? total : nil))
-            if ftruncate(fd, 0) != 0 {
-                end(.failed(Self.writeFailure(errno), ranges: ByteRanges(), receivedData: receivedData))
+            if reported, let url = source[transfer.id], url != primary, drop(mirror: url, reason) {
+                // Another mirror's file is not the first answer's (R19).
+                apply(attempt.ended(transfer.id))
+                return .drop
             }
-            prepared = nil
-            writtenCount = 0
-            lastCheckpointCount = 0
-            known = StoredProgress(offset: 0, total: keep ? total : nil,
-                                   etag: keep ? head.etag : nil, lastModified: keep ? head.lastModified : nil)
-            reported = keep
-            let line = several ? "\(reason); going on with one connection" : reason
-            let (id, serial, delegate) = (request.id, serial, delegate)
-            sync.restart {
-                delegate.transferStarted(id, serial: serial, response: summary,
-                                         decision: .startOver(total: keep ? total : nil, reason: line))
-            }
-            live.show(ByteRanges())
-            guard keep else { return .drop }
-            if let total { prepare(total) }
-            apply(attempt.responded(transfer.id, total: total, ranged: false))
-            return .writeWhole
+            return fallBack(on: transfer, head: head, summary: summary, total: total, reason: reason)
         case .alreadyComplete, .fail:
             return .drop
         }
+    }
+
+    /// An answer that cannot be spliced into the file (R18): every other
+    /// connection is dropped, nothing written is trusted, and one connection
+    /// goes on from zero — `transfer` if its body starts at byte 0, else a
+    /// new plain GET. The task log says why.
+    private func fallBack(on transfer: EasyTransfer, head: ResponseHead, summary: ResponseSummary,
+                          total: Int64?, reason: String) -> Answer {
+        let keep = ResumeDecision.bodyStartsAtZero(head)
+        let several = connections.count + parked.count > 1
+        apply(attempt.fellBack(keeping: keep ? transfer.id : nil, total: keep ? total : nil))
+        if ftruncate(fd, 0) != 0 {
+            end(.failed(Self.writeFailure(errno), ranges: ByteRanges(), receivedData: receivedData))
+        }
+        prepared = nil
+        writtenCount = 0
+        lastCheckpointCount = 0
+        known = StoredProgress(offset: 0, total: keep ? total : nil,
+                               etag: keep ? head.etag : nil, lastModified: keep ? head.lastModified : nil)
+        reported = keep
+        if keep { primary = source[transfer.id] ?? primary }
+        let line = several ? "\(reason); going on with one connection" : reason
+        let (id, serial, delegate) = (request.id, serial, delegate)
+        sync.restart {
+            delegate.transferStarted(id, serial: serial, response: summary,
+                                     decision: .startOver(total: keep ? total : nil, reason: line))
+        }
+        live.show(ByteRanges())
+        guard keep else { return .drop }
+        if let total { prepare(total) }
+        apply(attempt.responded(transfer.id, total: total, ranged: false))
+        return .writeWhole
     }
 
     /// `transfer` wrote `range` into the data file.
@@ -322,20 +348,62 @@ final class TaskDownload {
         }
     }
 
-    private func open(_ id: UInt64, _ range: RequestedRange, stop: Int64?) {
+    private func open(_ id: UInt64, _ range: RequestedRange, stop: Int64?, from url: Int) {
+        source[id] = url
         do {
-            let transfer = try EasyTransfer(id: id, url: request.url, range: range, fd: fd, owner: self)
-            if let failure = transfer.configure(headers: request.headers, known: known, bufferSize: bufferSize) {
-                slots.release(host)
+            let transfer = try EasyTransfer(id: id, url: urls[url], range: range, fd: fd, owner: self)
+            let validators = validators(for: url)
+            if let failure = transfer.configure(headers: request.headers, known: validators, bufferSize: bufferSize) {
+                slots.release(hosts[url])
                 return connectionFailed(id, failure)
             }
             if let stop { transfer.stop(at: stop) }
             connections[id] = transfer
             curl_multi_add_handle(multi, transfer.handle)
         } catch {
-            slots.release(host)
+            slots.release(hosts[url])
             connectionFailed(id, error)
         }
+    }
+
+    /// The URL the next connection fetches from, its host slot taken: the
+    /// first live one for an attempt's first request (its answer decides
+    /// the file), then the live one with the fewest connections whose host
+    /// has a slot, so connections spread over the mirrors (R19). Nil when
+    /// none may take one now.
+    private func takeSlot() -> Int? {
+        var open = Array(repeating: 0, count: urls.count)
+        for id in connections.keys { if let url = source[id] { open[url] += 1 } }
+        let candidates = urls.indices.filter { usable[$0] }
+        let ordered = reported || !connections.isEmpty
+            ? candidates.sorted { (open[$0], $0) < (open[$1], $1) }
+            : candidates.sorted { ($0 == primary ? 0 : 1, $0) < ($1 == primary ? 0 : 1, $1) }
+        for url in ordered where slots.take(hosts[url]) { return url }
+        return nil
+    }
+
+    /// What an answer from `url` is checked against and its If-Range built
+    /// from: the first answer's validators; for another mirror only a strong
+    /// ETag and the total, since mirrors rarely share modification times.
+    func validators(for url: Int) -> StoredProgress {
+        guard url != primary, reported else { return known }
+        var validators = known
+        validators.lastModified = nil
+        return validators
+    }
+
+    func validators(for transfer: EasyTransfer) -> StoredProgress {
+        validators(for: source[transfer.id] ?? primary)
+    }
+
+    /// Stops using mirror `url` (R19) and says why in the task log. False
+    /// when it is the last one left: then the task's attempt fails instead.
+    private func drop(mirror url: Int, _ reason: String) -> Bool {
+        guard usable[url], usable.filter({ $0 }).count > 1 else { return false }
+        usable[url] = false
+        delegate.transferDroppedMirror(request.id, serial: serial, url: urls[url], reason: reason)
+        if url == primary, let next = usable.firstIndex(of: true), !reported { primary = next }
+        return true
     }
 
     /// Takes `transfer` out of the multi handle and frees its host slot;
@@ -345,7 +413,7 @@ final class TaskDownload {
         guard connections[transfer.id] === transfer else { return false }
         connections[transfer.id] = nil
         curl_multi_remove_handle(multi, transfer.handle)
-        slots.release(host)
+        slots.release(hosts[source[transfer.id] ?? 0])
         return true
     }
 
@@ -355,6 +423,12 @@ final class TaskDownload {
     /// The last one's failure is the attempt's (R53 decides what follows).
     private func connectionFailed(_ id: UInt64, _ failure: TransferFailure) {
         lastFailure = failure
+        if !failure.isTransient, let url = source[id], drop(mirror: url, failure.message) {
+            // Another URL takes its bytes (R19); a first request is made again.
+            apply(attempt.ended(id))
+            apply(attempt.reopen())
+            return
+        }
         let others = connections.count + parked.count
         if others > 0 {
             apply(attempt.setSplit(others))

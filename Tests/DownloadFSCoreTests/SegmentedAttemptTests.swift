@@ -118,6 +118,19 @@ final class SegmentedAttemptTests: XCTestCase {
 
     // MARK: Unknown total
 
+    func test_R19_aFirstConnectionThatFailedIsReopenedOnlyBeforeAnyAnswer() {
+        var fresh = SegmentedAttempt(total: nil, held: ByteRanges(), split: 4)
+        XCTAssertEqual(fresh.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(fresh.reopen(), [], "connection 1 is still open")
+        XCTAssertEqual(fresh.ended(1), [])
+        XCTAssertEqual(fresh.reopen(), [.open(id: 2, range: .from(0))], "a new number for the next mirror")
+        XCTAssertEqual(fresh.responded(2, total: 10 * mib, ranged: false).first, .shrink(id: 2, end: 5 * mib))
+        XCTAssertEqual(fresh.reopen(), [], "answered: the attempt carries on as it is")
+        var resumed = SegmentedAttempt(total: 10 * mib, held: ByteRanges([0..<mib]), split: 1)
+        XCTAssertEqual(resumed.start(), [.open(id: 1, range: .from(mib))])
+        XCTAssertEqual(resumed.ended(1), [.open(id: 2, range: .from(mib))], "the total is known: refilled at once")
+    }
+
     func test_R18_anUnknownTotalStaysOnOneConnection() {
         var attempt = SegmentedAttempt(total: nil, held: ByteRanges([0..<1000]), split: 8)
         XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(1000))], "from the held prefix")

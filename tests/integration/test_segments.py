@@ -600,3 +600,26 @@ def test_r1_split_mount_options_at_their_limits_accepted(make_mount):
     assert mount.alive()
     other = make_mount("--split", "1", "--max-connections-per-host", "8")
     assert other.alive()
+
+
+# -- speed limits apply to the task as a whole (R18, R30) ------------------------
+
+def test_r18_r30_task_limit_holds_across_its_connections(mount, faultserver):
+    """`limit 1M` on a task fetching over four connections: the task as a
+    whole stays within 10 % of 1 MiB/s over a 5 s window (each connection
+    could do 2 MiB/s), and lifting the limit lets all four run."""
+    size = 24 * MiB
+    task = mount.add_one(faultserver.add("/seglim.bin", size=size, seed=95, throttle=2 * MiB), "split=4")
+    mount.ctl(task, "limit 1M")
+    _wait_connections(mount, task, 2)
+    wait_until(lambda: int(mount.status(task)["downloaded"]) >= 2 * MiB or None, 20, "2 MiB under the limit")
+    window = 5.0
+    began, before = time.monotonic(), int(mount.status(task)["downloaded"])
+    time.sleep(window)  # the measurement window itself
+    rate = (int(mount.status(task)["downloaded"]) - before) / (time.monotonic() - began)
+    assert 0.9 * MiB <= rate <= 1.1 * MiB, f"{rate / KiB:.0f} KiB/s with four connections under limit 1M"
+    assert int(mount.status(task)["connections"]) >= 2, mount.status(task)
+    mount.ctl(task, "limit 0")
+    _run_to_completion(mount, task, timeout=30)
+    assert sha256_file(mount.mp / "files" / "seglim.bin") == sha256_of(95, size)
+    assert faultserver.bytes_sent("/seglim.bin") <= size + 4 * CUT_SLACK
