@@ -40,6 +40,10 @@ final class TaskDownload {
     private let lane: Checkpointer.Lane
 
     private var attempt: SegmentedAttempt
+    /// How many connections the task may use; an adaptive one is judged at each tick.
+    private var policy: SplitPolicy
+    /// When the first answer came, and what was written then (for `policy`).
+    private var answeredAt: (time: Double, written: Int64)?
     /// The total and validators every answer is checked against: the stored
     /// ones, or those of this attempt's first answer.
     private(set) var known: StoredProgress
@@ -93,7 +97,9 @@ final class TaskDownload {
         // FTP fetches one range to the end (REST): only a prefix is of use.
         let held = request.isFTP ? ByteRanges.prefix(request.ranges.prefixEnd) : request.ranges
         known = request.known
-        attempt = SegmentedAttempt(total: request.known.total, held: held, split: request.isFTP ? 1 : request.split.split,
+        policy = request.split
+        attempt = SegmentedAttempt(total: request.known.total, held: held,
+                                   split: request.isFTP ? 1 : request.split.current(runningFor: 0, bytesPerSecond: 0),
                                    minimumSegment: request.split.minimumSegment)
         if request.known.total == nil && ftruncate(fd, off_t(held.prefixEnd)) != 0 {
             // Unknown size: the file ends where the trusted bytes end (R51).
@@ -181,6 +187,7 @@ final class TaskDownload {
             }
         }
         live.sample(at: now)
+        adapt(now: now)
         if outcome == nil && writtenCount != lastCheckpointCount
             && now - lastCheckpointTime >= Self.checkpointSeconds {
             checkpoint(now: now)
@@ -205,8 +212,30 @@ final class TaskDownload {
 
     func setSplit(_ split: SplitPolicy) {
         guard !request.isFTP else { return }
-        apply(attempt.setSplit(split.split, minimumSegment: split.minimumSegment))
+        policy = split
+        apply(attempt.setSplit(split.current(runningFor: 0, bytesPerSecond: 0), minimumSegment: split.minimumSegment))
         settle()
+    }
+
+    /// Adapts the attempt to the speed seen since the first answer:
+    /// - an adaptive split opens more connections once one is judged slow
+    ///   (`SplitPolicy`); once opened they stay;
+    /// - a steal must leave each half at least half a second of a
+    ///   connection's work: a shorter one finishes before a new request
+    ///   would get going, and every steal cuts the victim's request short,
+    ///   throwing away what the server already sent past the cut (on
+    ///   loopback several MiB of socket buffers each time).
+    private func adapt(now: Double) {
+        guard !request.isFTP, outcome == nil, let answeredAt else { return }
+        let seconds = now - answeredAt.time
+        guard seconds > 0.2 else { return }
+        let speed = Double(writtenCount - answeredAt.written) / seconds
+        let split = max(attempt.split, policy.current(runningFor: seconds, bytesPerSecond: speed))
+        let perConnection = speed / Double(max(1, connections.count))
+        let floor = max(policy.minimumSegment, Int64(perConnection / 2))
+        if split != attempt.split || floor != attempt.minimumSegment {
+            apply(attempt.setSplit(split, minimumSegment: floor))
+        }
     }
 
     // MARK: - connections' calls (inside curl's callbacks)
@@ -232,6 +261,7 @@ final class TaskDownload {
         case .append(let total):
             if !reported {
                 reported = true
+                answeredAt = answeredAt ?? (MonotonicClock.now(), writtenCount)
                 primary = source[transfer.id] ?? primary
                 if attempt.written.isEmpty { (known.etag, known.lastModified) = (head.etag, head.lastModified) }
                 known.total = total ?? known.total
@@ -336,7 +366,15 @@ final class TaskDownload {
             case .shrink(let id, let end):
                 connections[id]?.stop(at: end)
                 if let index = parked.firstIndex(where: { $0.id == id }) {
-                    parked[index].stop = min(parked[index].stop ?? .max, end)
+                    // Not asked yet: a closed range is asked shorter (no
+                    // bytes sent past its end to throw away); an open one
+                    // stays a resume (R52) and is told where to stop.
+                    let range = parked[index].range
+                    if range.end != nil {
+                        parked[index].range = RequestedRange(start: range.start, end: end)
+                    } else {
+                        parked[index].stop = min(parked[index].stop ?? .max, end)
+                    }
                 }
             case .abort(let id):
                 if let transfer = connections[id], !transfer.dropped {
