@@ -69,8 +69,14 @@ enum CatalogMigrations {
         // Nullable, and NULL for every task stored before: NULL means "the
         // daemon's default", so older tasks follow `--split` and `MOUNT/ctl
         // split N` rather than a number frozen when they were upgraded.
+        // And the URLs of a task the engine gave up on (R19), newline-separated
+        // ("" for none; a URL holds no newline): the mirrors themselves never
+        // change after the add and live in `options`.
         migrator.registerMigration("v4-split") { db in
-            try db.alter(table: "task") { t in t.add(column: "split", .integer) }
+            try db.alter(table: "task") { t in
+                t.add(column: "split", .integer)
+                t.add(column: "droppedMirrors", .text).notNull().defaults(to: "")
+            }
         }
         return migrator
     }

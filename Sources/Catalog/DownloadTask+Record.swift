@@ -16,6 +16,7 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
     static let changingColumns = [
         "name", "state", "downloaded", "total", "attempts", "failuresWithoutData", "error", "completedAt",
         "position", "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt", "ranges", "split",
+        "droppedMirrors",
     ]
 
     /// Every stored column: the ones fixed at `add` (url, options, addedAt
@@ -36,7 +37,8 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
 
     var changingValues: [(any DatabaseValueConvertible)?] {
         [name, state.rawValue, downloaded, total, attempts, failuresWithoutData, error, Self.stored(completedAt),
-         position, etag, lastModified, contentType, finalURL, speedLimit, Self.stored(retryAt), ranges.encoded, split]
+         position, etag, lastModified, contentType, finalURL, speedLimit, Self.stored(retryAt), ranges.encoded, split,
+         droppedMirrors.joined(separator: "\n")]
     }
 
     /// A date in GRDB's own text for it (`StoredDate`), without its formatter.
@@ -73,6 +75,8 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
         // Read from the column, not from `options`: `ctl split N` changes it after the add.
         split = row["split"]
         retryAt = row["retryAt"]
+        let dropped: String = row["droppedMirrors"]
+        droppedMirrors = dropped.isEmpty ? [] : dropped.split(separator: "\n").map(String.init)
     }
 
     public func encode(to container: inout PersistenceContainer) throws {

@@ -224,7 +224,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     }
 
     func transferDroppedMirror(_ id: Int64, serial: UInt64, url: String, reason: String) {
-        // Wired to the machine with R19's mirror list (TaskEvent.mirrorDropped).
+        send(.event(id, .mirrorDropped(serial: serial, url: url, reason: reason)))
     }
 
     // MARK: - the loop
@@ -294,8 +294,10 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
            task.serial == serial, task.options.out == nil {
             // R17: the name the response suggests, made unique here, where names are known.
             // A response that names nothing and was not redirected suggests
-            // the URL's name, which the task got when it was added: kept.
-            if response.contentDisposition == nil && response.effectiveURL == task.url {
+            // the URL's name, which the task got when it was added: kept. So
+            // does one from a mirror (R19): the name is the first URL's.
+            if response.contentDisposition == nil
+                && (response.effectiveURL == task.url || task.mirrors.contains(response.effectiveURL)) {
                 apply(.responded(serial: serial, response: response, decision: decision, name: task.name),
                       to: id, &batch)
                 return
@@ -358,13 +360,18 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         let now = Date()
         for entry in entries {
             let key = URLNormalizer.normalize(entry.url)
-            if let id = tasks.id(forURL: key) {
+            // R13, R19: any URL of the line that a task has answers that task, the line's earliest first.
+            let known = entry.mirrors.isEmpty ? tasks.id(forURL: key)
+                : tasks.id(forAnyOf: [key] + entry.mirrors.map(URLNormalizer.normalize))
+            if let id = known {
                 ids.append(id)
                 continue
             }
             let desired = FileName.resolve(out: entry.options.out, contentDisposition: nil, finalURL: entry.url)
             let name = FileName.unique(desired) { self.isNameTaken($0) }
-            var task = DownloadTask(url: entry.url, normalizedURL: key, options: entry.options, name: name,
+            var options = entry.options
+            if !entry.mirrors.isEmpty { options.mirrors = entry.mirrors }
+            var task = DownloadTask(url: entry.url, normalizedURL: key, options: options, name: name,
                                     addedAt: now, position: nextPosition)
             task.id = nextID
             nextID += 1
@@ -373,10 +380,19 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             batch.insert(task)
             let shown = URLNormalizer.maskingPassword(task.url)
             batch.events.append(EventRecord(taskID: task.taskID, at: now, message: "added: \(shown)"))
+            if !entry.mirrors.isEmpty {
+                batch.events.append(EventRecord(taskID: task.taskID, at: now, message: Self.mirrorsLine(entry.mirrors)))
+            }
             batch.events.append(EventRecord(taskID: nil, at: now, message: "task \(task.taskID) added: \(shown)"))
             ids.append(task.taskID)
         }
         batch.onCommit { reply.answer(.success(ids)) } failed: { reply.answer(.failure($0)) }
+    }
+
+    /// The task log's line naming a new task's mirrors (R19), passwords masked (R6).
+    static func mirrorsLine(_ mirrors: [String]) -> String {
+        let shown = mirrors.map(URLNormalizer.maskingPassword).joined(separator: " ")
+        return "mirrors: \(mirrors.count) other URL\(mirrors.count == 1 ? "" : "s"): \(shown)"
     }
 
     private func control(_ id: Int64, _ command: ControlCommand, _ reply: LoopReply<Void, ControlCommandError>,
@@ -601,8 +617,12 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             let live = lives[id] ?? LiveProgress(task.ranges)
             lives[id] = live
             table.publish(task, live: live)
-            engine?.start(TransferRequest(id: id, url: task.url, headers: task.options.headers, ranges: task.ranges,
-                                          known: stored, split: split(of: task), partialPath: state.partial(id)),
+            // R19: the engine asks `url` first, so that is the first URL not
+            // dropped; with none left it gets the first one anyway, and fails it.
+            let urls = task.liveURLs
+            engine?.start(TransferRequest(id: id, url: urls.first ?? task.url, mirrors: Array(urls.dropFirst()),
+                                          headers: task.options.headers, ranges: task.ranges, known: stored,
+                                          split: split(of: task), partialPath: state.partial(id)),
                           serial: serial, live: live)
         case .stopTransfer:
             engine?.stop(id)

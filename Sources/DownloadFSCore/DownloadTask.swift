@@ -79,6 +79,10 @@ public struct DownloadTask: Sendable, Equatable {
     public var split: Int?
     /// When a `retrying` task's back-off ends.
     public var retryAt: Date?
+    /// URLs of this task the engine gave up on (R19: a 4xx, another total,
+    /// another strong ETag than the first answer), in the order dropped;
+    /// the first URL may be among them. Later attempts fetch from the others.
+    public var droppedMirrors: [String] = []
 
     // MARK: in memory only (not in the catalog)
 
@@ -113,6 +117,33 @@ public struct DownloadTask: Sendable, Equatable {
         self.speedLimit = origin.options.maxDownloadLimit ?? 0
         self.split = origin.options.split
         self.retryAt = nil
+    }
+
+    /// The other URLs of the file after `url` (R19), dropped ones included.
+    public var mirrors: [String] { options.mirrors ?? [] }
+
+    /// The mirrors not dropped.
+    public var liveMirrors: [String] {
+        droppedMirrors.isEmpty ? mirrors : mirrors.filter { !droppedMirrors.contains($0) }
+    }
+
+    /// Every URL still worth asking, the first URL first (unless dropped).
+    public var liveURLs: [String] {
+        (droppedMirrors.contains(url) ? [] : [url]) + liveMirrors
+    }
+
+    /// Every URL of the task, normalised (R13), the first URL's first, each once.
+    /// Worked out on demand: only a task with mirrors has more than one, and
+    /// only indexing asks (when a task is added, loaded or fails).
+    public var normalizedURLs: [String] {
+        guard let mirrors = options.mirrors, !mirrors.isEmpty else { return [normalizedURL] }
+        var keys = [normalizedURL]
+        var seen: Set<String> = [normalizedURL]
+        for mirror in mirrors {
+            let key = URLNormalizer.normalize(mirror)
+            if seen.insert(key).inserted { keys.append(key) }
+        }
+        return keys
     }
 
     /// The id of a stored task (tasks are only handed out after insert).

@@ -1,7 +1,8 @@
 /// Streaming parser for what users write to `queue/new` (R10, R11), in aria2's input-file form.
 ///
-/// Each non-blank line not starting with `#` is a URL; the lines right after
-/// it that start with a space or tab are its `key=value` options. Blank and
+/// Each non-blank line not starting with `#` is a URL, or several separated
+/// by TABs: mirrors of one file (R19); the lines right after it that start
+/// with a space or tab are its `key=value` options. Blank and
 /// comment lines are skipped and do not end a URL's options. Input arrives in
 /// arbitrary writes, so the parser keeps the partial last line and the URL
 /// whose options may still continue; a URL is handed out once its options
@@ -27,9 +28,10 @@ public struct InputParser: Sendable {
 
     private struct PendingURL: Sendable {
         var url: String
+        var mirrors: [String]
         var options: TaskOptions
         var line: Int
-        var entry: InputEntry { InputEntry(url: url, options: options, line: line) }
+        var entry: InputEntry { InputEntry(url: url, mirrors: mirrors, options: options, line: line) }
     }
 
     /// What one call changed, enough to put the parser back as it was before it.
@@ -340,18 +342,51 @@ public struct InputParser: Sendable {
             return nil
         }
 
-        let last = line.lastIndex(where: { !isBlank($0) }) ?? first
+        // Trailing spaces are dropped; a trailing TAB is an empty mirror field, refused below.
+        let last = line.lastIndex(where: { $0 != 0x20 }) ?? first
         let urlBytes = line[first...last]
-        if urlBytes.contains(where: isBlank) {
-            throw reject("several URLs on one line (mirrors) are not supported; put each on its own line")
-        }
-        if let c = InputParser.firstControlCharacter(urlBytes, allowingTab: false) { throw reject(c) }
-        let url = String(decoding: urlBytes, as: UTF8.self)
-        if let reason = InputParser.validateURL(url) { throw reject(reason) }
+        if let c = InputParser.firstControlCharacter(urlBytes, allowingTab: true) { throw reject(c) }
+        let urls: [String]
+        do { urls = try InputParser.mirrorURLs(urlBytes) } catch { throw reject(error.reason) }
         let ended = pending
         if let ended, ended.line == mark.pendingLine { mark.endedPending = ended }
-        pending = PendingURL(url: url, options: TaskOptions(), line: number)
+        pending = PendingURL(url: urls[0], mirrors: Array(urls.dropFirst()), options: TaskOptions(), line: number)
         return ended?.entry
+    }
+
+    /// Why a URL line is refused, before the line number is put to it.
+    private struct LineRefusal: Error {
+        var reason: String
+    }
+
+    /// The URLs of one URL line (R10, R19): TAB-separated mirrors of one
+    /// file, each checked as a single URL is (R11), spaces around a field
+    /// dropped, later duplicates of a URL (after normalisation, R13) left out.
+    ///
+    /// `bytes` holds no control character but TAB, and starts with a non-blank.
+    private static func mirrorURLs(_ bytes: ArraySlice<UInt8>) throws(LineRefusal) -> [String] {
+        let fields = bytes.split(separator: 0x09, omittingEmptySubsequences: false)
+        var urls: [String] = []
+        var seen: Set<String> = []
+        for (index, raw) in fields.enumerated() {
+            // Which URL of the line, when there are several.
+            let which = fields.count > 1 ? "URL \(index + 1) of \(fields.count): " : ""
+            guard let start = raw.firstIndex(where: { $0 != 0x20 }),
+                  let end = raw.lastIndex(where: { $0 != 0x20 }) else {
+                throw LineRefusal(reason: "empty URL field (two TABs in a row, or a TAB at the end of the line): "
+                    + "mirrors of one file are separated by one TAB")
+            }
+            let field = raw[start...end]
+            if field.contains(0x20) {
+                throw LineRefusal(reason: "\(which)a space inside a URL: mirrors of one file are separated by a TAB, "
+                    + "other URLs go on lines of their own")
+            }
+            let url = String(decoding: field, as: UTF8.self)
+            if let reason = validateURL(url) { throw LineRefusal(reason: which + reason) }
+            // One URL (the common case, 100,000 lines at a time) needs no normalising here.
+            if fields.count == 1 || seen.insert(URLNormalizer.normalize(url)).inserted { urls.append(url) }
+        }
+        return urls
     }
 
     /// The rejection reason for the first C0, DEL or C1 control character in

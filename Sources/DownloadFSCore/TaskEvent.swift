@@ -34,6 +34,9 @@ public enum TaskEvent: Sendable, Equatable {
     /// Everything the task holds, not only what this attempt added.
     case checkpointed(serial: UInt64, ranges: ByteRanges)
     case finished(serial: UInt64, outcome: TransferOutcome)
+    /// The engine gave up on one of the task's URLs (R19: a 4xx, another
+    /// total, another strong ETag than the first answer); `reason` says which.
+    case mirrorDropped(serial: UInt64, url: String, reason: String)
     /// The checksum was computed (R56).
     case verified(serial: UInt64, result: VerifyResult)
     /// The whole file was moved into STATE/files (R42, R43).

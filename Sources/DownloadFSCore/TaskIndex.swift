@@ -1,6 +1,6 @@
 /// Every task by id, with the indexes lookups need so that none scans every
 /// task: reserved names (R17, `files/`), the normalised URLs of tasks that are
-/// not failed (R13), and the tasks in each scheduling state (R16).
+/// not failed — every URL of a task with mirrors (R13, R19) —, and the tasks in each scheduling state (R16).
 ///
 /// A plain value: the daemon's loop owns the true one, and the FUSE side's
 /// `TaskTable` keeps a published copy under a lock; both change only through
@@ -54,7 +54,8 @@ public struct TaskIndex: Sendable {
     public mutating func put(_ task: DownloadTask) {
         let id = task.taskID
         guard let old = tasks.updateValue(task, forKey: id) else { return index(task) }
-        if old.name != task.name || old.normalizedURL != task.normalizedURL || (old.state == .failed) != (task.state == .failed) {
+        if old.name != task.name || old.normalizedURL != task.normalizedURL || (old.origin !== task.origin && old.options.mirrors != task.options.mirrors)
+            || (old.state == .failed) != (task.state == .failed) {
             unindexNameAndURL(old)
             indexNameAndURL(task)
         }
@@ -79,12 +80,13 @@ public struct TaskIndex: Sendable {
         let id = task.taskID
         names[task.name] = id
         guard schedules, task.state != .failed else { return }
-        let key = task.normalizedURL
-        if let other = urls[key], other != id {
-            sharedURLs[key, default: []].formUnion([other, id])
-            urls[key] = min(other, id)
-        } else {
-            urls[key] = id
+        for key in task.normalizedURLs {
+            if let other = urls[key], other != id {
+                sharedURLs[key, default: []].formUnion([other, id])
+                urls[key] = min(other, id)
+            } else {
+                urls[key] = id
+            }
         }
     }
 
@@ -92,13 +94,14 @@ public struct TaskIndex: Sendable {
         let id = old.taskID
         if names[old.name] == id { names[old.name] = nil }
         guard schedules else { return }
-        let key = old.normalizedURL
-        if var shared = sharedURLs[key] {
-            shared.remove(id)
-            urls[key] = shared.min()
-            sharedURLs[key] = shared.count > 1 ? shared : nil
-        } else if urls[key] == id {
-            urls[key] = nil
+        for key in old.normalizedURLs {
+            if var shared = sharedURLs[key] {
+                shared.remove(id)
+                urls[key] = shared.min()
+                sharedURLs[key] = shared.count > 1 ? shared : nil
+            } else if urls[key] == id {
+                urls[key] = nil
+            }
         }
     }
 
@@ -152,6 +155,16 @@ public struct TaskIndex: Sendable {
     /// The task, in any state but failed, that has this normalised URL (R13);
     /// the oldest when several have it.
     public func id(forURL normalizedURL: String) -> Int64? { urls[normalizedURL] }
+
+    /// The task that has the first of these normalised URLs that any task
+    /// has (R13, R19): a line of mirrors matching several tasks answers
+    /// the one its earliest URL belongs to.
+    public func id(forAnyOf normalizedURLs: [String]) -> Int64? {
+        for key in normalizedURLs {
+            if let id = urls[key] { return id }
+        }
+        return nil
+    }
 
     /// Queued, running and retrying tasks: what scheduling and limits look at.
     public var inFlight: [DownloadTask] {

@@ -55,6 +55,12 @@ public struct TaskMachine: Sendable {
         case .checkpointed(let serial, let ranges):
             guard isCurrent(task, serial) else { return step }
             step.task.ranges = ranges
+        case .mirrorDropped(let serial, let url, let reason):
+            // Only the task's own URLs, each once: nothing the engine reports grows the row without bound.
+            guard isCurrent(task, serial), task.url == url || task.mirrors.contains(url),
+                  !task.droppedMirrors.contains(url) else { return step }
+            step.task.droppedMirrors.append(url)
+            step.log.append("mirror \(URLNormalizer.maskingPassword(url)) dropped: \(reason)")
         case .finished(let serial, let outcome):
             guard isCurrent(task, serial) else { return step }
             step.task.transferring = false
@@ -111,9 +117,11 @@ public struct TaskMachine: Sendable {
     private func resume(_ step: inout TaskTransition, log line: String) throws(TaskMachineError) {
         switch step.task.state {
         case .paused, .failed:
+            let wasFailed = step.task.state == .failed
             step.task.failuresWithoutData = 0
             step.task.error = nil
             try move(&step, to: .queued, log: line)
+            if wasFailed { retryDroppedMirrors(&step) }
         case .downloading where step.task.stopping == .pause:
             step.task.stopping = .requeue
         case .queued, .downloading, .retrying, .verifying:
@@ -128,10 +136,22 @@ public struct TaskMachine: Sendable {
         guard [.paused, .failed, .retrying].contains(step.task.state) else {
             throw TaskMachineError(TransitionError(from: step.task.state, to: .queued).message)
         }
+        let wasFailed = step.task.state == .failed
         step.task.error = nil
         step.task.failuresWithoutData = 0
         step.task.retryAt = nil
         try move(&step, to: .queued, log: line)
+        if wasFailed { retryDroppedMirrors(&step) }
+    }
+
+    /// A failed task the user starts again tries every URL again (R19): a
+    /// mirror dropped for a 404 may have the file by now, and a task that
+    /// failed because no URL was left would otherwise have none to ask.
+    private func retryDroppedMirrors(_ step: inout TaskTransition) {
+        guard !step.task.droppedMirrors.isEmpty else { return }
+        let count = step.task.droppedMirrors.count
+        step.task.droppedMirrors = []
+        step.log.append("\(count) dropped URL\(count == 1 ? "" : "s") will be tried again")
     }
 
     private func remove(_ step: inout TaskTransition) {

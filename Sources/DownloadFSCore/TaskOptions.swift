@@ -15,6 +15,9 @@ public struct TaskOptions: Sendable, Equatable, Codable {
     /// `split=N`: connections for this task (R18), within `TaskOptions.splitRange`;
     /// nil means the daemon's default (`--split`, `MOUNT/ctl split N`).
     public var split: Int?
+    /// The other URLs of the line after the first (R19): mirrors of the same
+    /// file, in the order given. Nil (and not stored) for a task with one URL.
+    public var mirrors: [String]?
 
     /// The connections a task may be given, per task or as the default (R18).
     public static let splitRange = 1...16
@@ -31,11 +34,12 @@ public struct TaskOptions: Sendable, Equatable, Codable {
     }
 
     public init(out: String? = nil, headers: [String] = [], checksum: Checksum? = nil, maxDownloadLimit: Int64? = nil,
-                split: Int? = nil) {
+                split: Int? = nil, mirrors: [String]? = nil) {
         self.out = out
         self.headers = headers
         self.checksum = checksum
         self.maxDownloadLimit = maxDownloadLimit
         self.split = split
+        self.mirrors = mirrors
     }
 }

@@ -224,7 +224,8 @@ final class TaskDownload {
     ///   connection's work: a shorter one finishes before a new request
     ///   would get going, and every steal cuts the victim's request short,
     ///   throwing away what the server already sent past the cut (on
-    ///   loopback several MiB of socket buffers each time).
+    ///   loopback several MiB of socket buffers each time); under a speed
+    ///   limit none at all.
     private func adapt(now: Double) {
         guard !request.isFTP, outcome == nil, let answeredAt else { return }
         let seconds = now - answeredAt.time
@@ -232,7 +233,9 @@ final class TaskDownload {
         let speed = Double(writtenCount - answeredAt.written) / seconds
         let split = max(attempt.split, policy.current(runningFor: seconds, bytesPerSecond: speed))
         let perConnection = speed / Double(max(1, connections.count))
-        let floor = max(policy.minimumSegment, Int64(perConnection / 2))
+        // Under a speed limit more connections fetch no sooner, and a held
+        // connection's socket buffers are full: no steals (holes still are).
+        let floor = limiter.limit > 0 ? Int64.max / 4 : max(policy.minimumSegment, Int64(perConnection / 2))
         if split != attempt.split || floor != attempt.minimumSegment {
             apply(attempt.setSplit(split, minimumSegment: floor))
         }

@@ -35,7 +35,7 @@ struct MountCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Global speed limit, like 500K, 2M or 1.5MiB (default: none).", valueName: "rate"))
     var speedLimit: String?
 
-    @Option(help: ArgumentHelp("Connections per task, 1 to 16, for tasks without their own split=N (default: \(SplitPolicy.defaultSplit), on files of \(SplitPolicy.defaultMinimumSegment >> 19) MiB and more).", valueName: "n"))
+    @Option(help: ArgumentHelp("Connections per task, 1 to 16, for tasks without their own split=N (default: one, up to \(SplitPolicy.defaultSplit) when one is slow).", valueName: "n"))
     var split: Int?
 
     @Option(help: ArgumentHelp("Most connections to one host, across all tasks (1 to 64).", valueName: "n"))

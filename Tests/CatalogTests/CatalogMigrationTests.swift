@@ -130,9 +130,20 @@ final class CatalogMigrationTests: XCTestCase {
         XCTAssertEqual(try withDatabase { try Row.fetchOne($0, sql: "SELECT split FROM task WHERE id = 1")?["split"] as Int? },
                        nil)
 
+        // R19: v4 also adds the URLs the engine dropped; none for a task stored before.
+        let droppedColumn = try withDatabase { db in
+            try Row.fetchAll(db, sql: "PRAGMA table_info(task)").first { ($0["name"] as String) == "droppedMirrors" }
+        }
+        let dropped = try XCTUnwrap(droppedColumn, "v4 adds the droppedMirrors column")
+        XCTAssertEqual(dropped["type"] as String, "TEXT")
+        XCTAssertEqual(dropped["notnull"] as Int, 1)
+        XCTAssertEqual(try withDatabase { try String.fetchOne($0, sql: "SELECT droppedMirrors FROM task WHERE id = 1") }, "")
+
         let task = try XCTUnwrap(try catalog.loadTasks().first)
         XCTAssertNil(task.split)
         XCTAssertNil(task.options.split)
+        XCTAssertNil(task.options.mirrors, "options stored without a mirrors key decode")
+        XCTAssertEqual(task.droppedMirrors, [])
         XCTAssertEqual(task.options, TaskOptions(out: "x.iso", headers: ["A: b"]))
         XCTAssertEqual(task.ranges, ByteRanges([0..<4096, 8192..<5_000_000]))
         XCTAssertEqual(task.state, .paused)

@@ -19,7 +19,8 @@ final class CatalogRoundTripTests: XCTestCase {
             out: "Ünïcode out \"name\".iso",
             headers: ["Authorization: Bearer a\"b\\c", "X-Ünicode: é ✓", "Cookie: a=b; c=d", "X-Empty:"],
             checksum: Checksum(algorithm: .sha256, hex: String(repeating: "0123456789abcdef", count: 4)),
-            maxDownloadLimit: 1_048_576, split: 12)
+            maxDownloadLimit: 1_048_576, split: 12,
+            mirrors: ["https://mirror.example.org/ü.iso", "ftp://user:pw@ftp.example.org/pub/ü.iso"])
         var task = DownloadTask(url: "https://user:secret@Example.org:443/a%20b/ü.iso?x=1&y=2#frag",
                                 normalizedURL: "https://user:secret@example.org/a%20b/ü.iso?x=1&y=2",
                                 options: options, name: "Ünïcode out \"name\".iso",
@@ -41,6 +42,7 @@ final class CatalogRoundTripTests: XCTestCase {
         // Not the options' 12: `ctl split N` changed it after the add (R18, R30).
         task.split = 5
         task.retryAt = Date(timeIntervalSince1970: 1_800_000_200.75)
+        task.droppedMirrors = ["ftp://user:pw@ftp.example.org/pub/ü.iso", "https://user:secret@Example.org:443/a%20b/ü.iso?x=1&y=2#frag"]
         task.serial = 9
         task.transferring = true
         task.stopping = .pause
@@ -83,7 +85,7 @@ final class CatalogRoundTripTests: XCTestCase {
         let stored: Set<String> = ["id", "url", "normalizedURL", "options", "name", "state", "downloaded", "total",
                                    "attempts", "failuresWithoutData", "error", "addedAt", "completedAt", "position",
                                    "etag", "lastModified", "contentType", "finalURL", "speedLimit", "retryAt", "ranges",
-                                   "split"]
+                                   "split", "droppedMirrors"]
         XCTAssertEqual(try columns(), stored)
     }
 
@@ -132,6 +134,45 @@ final class CatalogRoundTripTests: XCTestCase {
         XCTAssertNil(back.options.maxDownloadLimit)
         XCTAssertNil(back.options.split)
         XCTAssertNil(back.split, "no split of its own: the daemon's default")
+        XCTAssertNil(back.options.mirrors)
+        XCTAssertEqual(back.droppedMirrors, [])
+    }
+
+    /// R19: a task's mirrors are stored with its options, as added (and
+    /// options without them are stored without the key, as before); the URLs
+    /// dropped since are an update like any other and survive a remount.
+    func test_R19_mirrorsAndDroppedMirrorsSurviveInsertUpdateAndLoad() throws {
+        let catalog = try Catalog(path: path)
+        var task = TestTask.make(1)
+        task.options = TaskOptions(mirrors: ["https://m1.example/file-1.iso", "https://m2.example/file-1.iso"])
+        var batch = CatalogBatch()
+        batch.inserts = [task, TestTask.make(2)]
+        try catalog.commit(batch)
+        let options = try withDatabase { try String.fetchAll($0, sql: "SELECT options FROM task ORDER BY id") }
+        XCTAssertTrue(options[0].contains("m2.example"), options[0])
+        XCTAssertFalse(options[1].contains("mirrors"), "no key for a task with one URL: \(options[1])")
+        XCTAssertEqual(try Catalog(path: path).loadTasks().first, task)
+
+        task.droppedMirrors = ["https://m2.example/file-1.iso"]
+        batch = CatalogBatch()
+        batch.updates = [task]
+        try catalog.commit(batch)
+        XCTAssertEqual(try withDatabase { try String.fetchOne($0, sql: "SELECT droppedMirrors FROM task WHERE id = 1") },
+                       "https://m2.example/file-1.iso")
+        task.droppedMirrors.append("https://example.org/file-1.iso")
+        batch.updates = [task]
+        try catalog.commit(batch)
+        let back = try XCTUnwrap(try Catalog(path: path).loadTasks().first)
+        XCTAssertEqual(back.droppedMirrors, ["https://m2.example/file-1.iso", "https://example.org/file-1.iso"])
+        XCTAssertEqual(back.liveURLs, ["https://m1.example/file-1.iso"])
+        XCTAssertEqual(back, task)
+    }
+
+    /// Runs `body` on a plain connection of our own, closed before returning.
+    private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read(body)
     }
 
     /// R18: a task's split is its `split=N` when added, and what `ctl split N`

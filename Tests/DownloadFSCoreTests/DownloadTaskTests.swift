@@ -19,4 +19,34 @@ final class DownloadTaskTests: XCTestCase {
         XCTAssertEqual(newTask(TaskOptions(maxDownloadLimit: 2048)).speedLimit, 2048)
         XCTAssertEqual(newTask(TaskOptions()).speedLimit, 0)
     }
+
+    // MARK: R19 mirrors
+
+    func test_R19_aTaskWithoutMirrorsHasOnlyItsURL() {
+        let task = newTask(TaskOptions())
+        XCTAssertEqual(task.mirrors, [])
+        XCTAssertEqual(task.droppedMirrors, [])
+        XCTAssertEqual(task.liveMirrors, [])
+        XCTAssertEqual(task.liveURLs, ["https://h/a"])
+        XCTAssertEqual(task.normalizedURLs, ["https://h/a"])
+    }
+
+    func test_R19_liveURLsAreTheFirstURLThenTheMirrorsNotDropped() {
+        var task = newTask(TaskOptions(mirrors: ["https://m1/a", "https://m2/a", "https://m3/a"]))
+        XCTAssertEqual(task.mirrors, ["https://m1/a", "https://m2/a", "https://m3/a"])
+        XCTAssertEqual(task.liveURLs, ["https://h/a", "https://m1/a", "https://m2/a", "https://m3/a"])
+        task.droppedMirrors = ["https://m2/a"]
+        XCTAssertEqual(task.mirrors.count, 3, "mirrors keeps the dropped ones")
+        XCTAssertEqual(task.liveMirrors, ["https://m1/a", "https://m3/a"])
+        XCTAssertEqual(task.liveURLs, ["https://h/a", "https://m1/a", "https://m3/a"])
+        task.droppedMirrors = ["https://m2/a", "https://h/a"]
+        XCTAssertEqual(task.liveURLs, ["https://m1/a", "https://m3/a"], "the first URL dropped too")
+        task.droppedMirrors += ["https://m1/a", "https://m3/a"]
+        XCTAssertEqual(task.liveURLs, [])
+    }
+
+    func test_R19_R13_normalizedURLsHoldEveryURLOnce() {
+        let task = newTask(TaskOptions(mirrors: ["HTTPS://M1:443/a#x", "https://h/a", "https://m1/a", "ftp://m2/a"]))
+        XCTAssertEqual(task.normalizedURLs, ["https://h/a", "https://m1/a", "ftp://m2/a"])
+    }
 }

@@ -114,7 +114,8 @@ final class InputParserTests: XCTestCase {
     }
 
     func test_R10_trailingBlanksOnAURLLineAreIgnored() throws {
-        XCTAssertEqual(urls(try parseAll("http://h/a  \t\n")), ["http://h/a"])
+        XCTAssertEqual(urls(try parseAll("http://h/a  \n")), ["http://h/a"])
+        XCTAssertEqual(urls(try parseAll("http://h/a  \r\n")), ["http://h/a"])
     }
 
     func test_R10_utf8ByteOrderMarkAtStartIsIgnored() throws {
@@ -322,10 +323,87 @@ final class InputParserTests: XCTestCase {
         assertRejected("# header\n\n\theader=A: b\n", line: 3, reason: "option line without a URL before it")
     }
 
-    func test_R11_rejectsMirrorsOnOneLine() {
-        assertRejected("http://a/x\thttp://b/x\n",
-                       reason: "several URLs on one line (mirrors) are not supported; put each on its own line")
-        assertRejected("http://a/x http://b/x\n", reason: "several URLs on one line")
+    // MARK: R19 mirrors: several URLs of one file on one line, TAB-separated
+
+    func test_R19_tabSeparatedURLsAreMirrorsOfOneEntry() throws {
+        let entries = try parseAll("http://a/x\thttps://b.example/y/x\tftp://c/x\n out=x.iso\nhttp://d/z\n")
+        XCTAssertEqual(entries, [
+            InputEntry(url: "http://a/x", mirrors: ["https://b.example/y/x", "ftp://c/x"], options: TaskOptions(out: "x.iso"),
+                       line: 1),
+            InputEntry(url: "http://d/z", line: 3),
+        ])
+        XCTAssertEqual(entries[0].urls, ["http://a/x", "https://b.example/y/x", "ftp://c/x"])
+        XCTAssertEqual(entries[1].mirrors, [], "one URL, no mirrors")
+        XCTAssertNil(entries[0].options.mirrors, "the parser leaves the stored options' mirrors to the loop")
+    }
+
+    func test_R19_spacesAroundAMirrorFieldAndAtTheEndAreDropped() throws {
+        let entries = try parseAll("http://a/x \t  http://b/x  \r\n")
+        XCTAssertEqual(entries.map(\.urls), [["http://a/x", "http://b/x"]])
+    }
+
+    func test_R19_R13_duplicateURLsOnALineAreCollapsedAfterNormalisation() throws {
+        let entries = try parseAll("http://a/x\tHTTP://A:80/x#frag\thttp://b/x\thttp://a/x\thttp://B/x\n")
+        XCTAssertEqual(entries.map(\.urls), [["http://a/x", "http://b/x"]])
+        XCTAssertEqual(try parseAll("http://a/x\thttp://a/x\n").map(\.mirrors), [[]])
+    }
+
+    func test_R19_R11_anEmptyMirrorFieldIsRefused() {
+        let reason = "empty URL field (two TABs in a row, or a TAB at the end of the line)"
+        assertRejected("http://a/x\t\thttp://b/x\n", reason: reason)
+        assertRejected("http://a/x\t\n", reason: reason)
+        assertRejected("http://a/x\thttp://b/x\t\r\n", reason: reason)
+        assertRejected("http://a/x\t   \thttp://b/x\n", reason: reason)
+        assertRejected("http://h/a  \t\n", reason: reason)
+    }
+
+    func test_R19_R11_eachMirrorIsCheckedAsASingleURLIsAndNamedByItsPlace() {
+        assertRejected("http://a/x\tfile:///etc/passwd\n", reason: "URL 2 of 2: unsupported scheme \"file\"")
+        assertRejected("http://a/x\thttp://b/x\tjavascript:alert(1)\n", reason: "URL 3 of 3: unsupported scheme")
+        assertRejected("gopher://a/x\thttp://b/x\n", reason: "URL 1 of 2: unsupported scheme \"gopher\"")
+        assertRejected("http://a/x\thttp:///x\n", reason: "URL 2 of 2: no host in URL")
+        assertRejected("http://a/x\thttp://b:99999/x\n", reason: "URL 2 of 2: invalid port")
+        assertRejected("http://a/x\tb/x\n", reason: "URL 2 of 2: no scheme")
+        assertRejected("http://a/x\n\thttp://b/x\n", line: 2, reason: "malformed option \"http://b/x\"")
+    }
+
+    func test_R19_R11_controlCharactersOtherThanTheSeparatingTabsAreRefused() {
+        for byte in UInt8(0)...UInt8(0x1F) where byte != 0x0A && byte != 0x09 && byte != 0x0D {
+            assertRejected(Array("http://a/x\thttp://b/".utf8) + [byte] + Array("x\n".utf8), reason: "control character")
+        }
+        assertRejected("http://a/x\thttp://b/\u{85}x\n", reason: "control character U+0085")
+        assertRejected("http://a/x\thttp://b/\rx\n", reason: "control character U+000D")
+    }
+
+    func test_R19_R11_aSpaceInsideAURLIsRefusedWithTheWayToWriteMirrors() {
+        assertRejected("http://a/x http://b/x\n", reason: "a space inside a URL: mirrors of one file are separated by a TAB")
+        assertRejected("http://a/x\thttp://b/x http://c/x\n", reason: "URL 2 of 2: a space inside a URL")
+    }
+
+    func test_R19_R11_theLineLimitCountsTheWholeLineOfMirrors() throws {
+        let half = "http://h/" + String(repeating: "a", count: 4096 - 9)
+        let line = half + "\t" + half.replacingOccurrences(of: "//h/", with: "//g/")
+        XCTAssertEqual(line.utf8.count, 8193)
+        assertRejected(line + "\n", reason: "longer than 8 KiB")
+        XCTAssertEqual(try parseAll(String(line.dropLast()) + "\n").first?.mirrors.count, 1)
+    }
+
+    func test_R19_R11_aRefusedMirrorLineRefusesTheWholeWriteAndKeepsThePendingURL() throws {
+        var parser = InputParser()
+        XCTAssertEqual(try parser.feed(Array("http://a/x\thttp://m/x\n".utf8)), [])
+        XCTAssertThrowsError(try parser.feed(Array("http://b/x\nhttp://c/x\tdata:,x\n".utf8)))
+        XCTAssertEqual(parser.state.pending, InputEntry(url: "http://a/x", mirrors: ["http://m/x"], line: 1))
+        XCTAssertEqual(try parser.finish(), [InputEntry(url: "http://a/x", mirrors: ["http://m/x"], line: 1)])
+    }
+
+    func test_R19_mirrorsSplitAcrossWrites() throws {
+        var parser = InputParser()
+        var entries: [InputEntry] = []
+        for byte in Array("http://a/x\thttp://b/x\n  out=o\nhttp://c/x\t".utf8) { entries += try parser.feed([byte]) }
+        entries += try parser.feed(Array("http://d/x\n".utf8))
+        entries += try parser.finish()
+        XCTAssertEqual(entries, [InputEntry(url: "http://a/x", mirrors: ["http://b/x"], options: TaskOptions(out: "o"), line: 1),
+                                 InputEntry(url: "http://c/x", mirrors: ["http://d/x"], line: 3)])
     }
 
     func test_R11_aRejectedLineRefusesTheWholeWrite() {

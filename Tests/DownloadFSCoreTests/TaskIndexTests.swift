@@ -103,6 +103,69 @@ final class TaskIndexTests: XCTestCase {
         XCTAssertEqual(index.id(forURL: "https://h/x"), 2, "task 2 is queued with this URL")
     }
 
+    // MARK: R19 mirrors: every URL of a task finds it
+
+    private func task(_ id: Int64, urls: [String], state: TaskState = .queued) -> DownloadTask {
+        var made = task(id, url: urls[0], state: state)
+        made.options.mirrors = Array(urls.dropFirst())
+        return made
+    }
+
+    func test_R19_R13_everyURLOfATaskFindsItNormalised() {
+        var index = TaskIndex()
+        index.put(task(1, urls: ["https://h/x", "HTTP://Mirror.example:80/x#top", "ftp://m2/x"]))
+        XCTAssertEqual(index.id(forURL: "https://h/x"), 1)
+        XCTAssertEqual(index.id(forURL: "http://mirror.example/x"), 1, "a mirror is indexed normalised")
+        XCTAssertEqual(index.id(forURL: "ftp://m2/x"), 1)
+        XCTAssertNil(index.id(forURL: "https://h/y"))
+    }
+
+    func test_R19_R13_aDroppedMirrorStillFindsItsTask() {
+        var index = TaskIndex()
+        var dropped = task(1, urls: ["https://h/x", "https://m/x"], state: .downloading)
+        index.put(dropped)
+        dropped.droppedMirrors = ["https://m/x"]
+        index.put(dropped)
+        XCTAssertEqual(index.id(forURL: "https://m/x"), 1, "adding any one of a task's URLs answers it")
+    }
+
+    func test_R19_R13_failingFreesEveryURLAndResumingTakesThemBack() {
+        var index = TaskIndex()
+        let urls = ["https://h/x", "https://m/x"]
+        index.put(task(1, urls: urls, state: .downloading))
+        index.put(task(1, urls: urls, state: .failed))
+        XCTAssertNil(index.id(forURL: "https://h/x"))
+        XCTAssertNil(index.id(forURL: "https://m/x"))
+        index.put(task(1, urls: urls, state: .queued))
+        XCTAssertEqual(index.id(forURL: "https://m/x"), 1)
+        index.remove(1)
+        XCTAssertNil(index.id(forURL: "https://h/x"))
+        XCTAssertNil(index.id(forURL: "https://m/x"))
+    }
+
+    func test_R19_R13_aLineMatchingSeveralTasksAnswersItsEarliestURLsTask() {
+        var index = TaskIndex()
+        index.put(task(1, urls: ["https://a/x", "https://b/x"]))
+        index.put(task(2, url: "https://c/x"))
+        XCTAssertEqual(index.id(forAnyOf: ["https://c/x", "https://b/x"]), 2)
+        XCTAssertEqual(index.id(forAnyOf: ["https://z/x", "https://b/x", "https://c/x"]), 1)
+        XCTAssertNil(index.id(forAnyOf: ["https://z/x", "https://y/x"]))
+        XCTAssertNil(index.id(forAnyOf: []))
+    }
+
+    /// A mirror shared with another task (one failed, added again, then
+    /// resumed): cancelling one leaves the other found by it.
+    func test_R19_R13_aSharedMirrorStaysFoundWhileAnyTaskNotFailedHasIt() {
+        var index = TaskIndex()
+        index.put(task(1, urls: ["https://a/x", "https://m/x"], state: .failed))
+        index.put(task(2, urls: ["https://b/x", "https://m/x"]))
+        index.put(task(1, urls: ["https://a/x", "https://m/x"]))  // resume
+        XCTAssertEqual(index.id(forURL: "https://m/x"), 1, "the oldest")
+        index.remove(1)
+        XCTAssertEqual(index.id(forURL: "https://m/x"), 2)
+        XCTAssertNil(index.id(forURL: "https://a/x"))
+    }
+
     func test_R17_renameFreesTheOldName() {
         var index = TaskIndex()
         index.put(task(1, name: "old.iso"))
@@ -160,12 +223,15 @@ final class TaskIndexTests: XCTestCase {
                 if old == nil || Bool.random(using: &random) {
                     next.normalizedURL = urls.randomElement(using: &random)!
                     next.url = next.normalizedURL
+                    // Some tasks have mirrors (R19): every URL of theirs is indexed.
+                    let mirrors = (0..<Int.random(in: 0...2, using: &random)).map { _ in urls.randomElement(using: &random)! }
+                    next.options.mirrors = mirrors.isEmpty ? nil : mirrors
                 }
                 next.state = TaskState.allCases.randomElement(using: &random)!
                 // Few distinct positions, so ties are common (top moves a task, R30).
                 if Bool.random(using: &random) { next.position = Int64.random(in: -4...4, using: &random) }
                 let urlHeld = model.values.contains {
-                    $0.id != id && $0.normalizedURL == next.normalizedURL && $0.state != .failed
+                    $0.id != id && !Set($0.normalizedURLs).isDisjoint(with: next.normalizedURLs) && $0.state != .failed
                 }
                 if urlHeld { next.state = .failed }
                 // A name already held by another task is kept only if nothing else was free.
@@ -187,7 +253,7 @@ final class TaskIndexTests: XCTestCase {
                 if index.isNameTaken(name) != (expected != nil) { wrong.append("isNameTaken(\(name))") }
             }
             for url in urls {
-                let expected = model.values.first { $0.normalizedURL == url && $0.state != .failed }?.id
+                let expected = model.values.first { $0.normalizedURLs.contains(url) && $0.state != .failed }?.id
                 if index.id(forURL: url) != expected { wrong.append("id(forURL: \(url)) != \(String(describing: expected))") }
             }
             func idsWhere(_ include: (TaskState) -> Bool) -> Set<Int64> { Set(model.values.filter { include($0.state) }.map(\.taskID)) }

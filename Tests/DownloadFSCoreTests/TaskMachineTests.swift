@@ -39,6 +39,7 @@ final class TaskMachineTests: XCTestCase {
          .finished(serial: 5, outcome: .completed(bytes: 100, total: 100)),
          .finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(10), receivedData: true)),
          .finished(serial: 5, outcome: .restart(reason: "odd")),
+         .mirrorDropped(serial: 5, url: "https://h/file.iso", reason: "HTTP 404 Not Found"),
          .verified(serial: 5, result: .matched), .finalized(serial: 5, result: .moved(name: "file.iso")),
          .reconcile(DataOnDisk(partialSize: 10, finishedSize: nil))]
     }
@@ -91,6 +92,7 @@ final class TaskMachineTests: XCTestCase {
             .checkpointed(serial: 4, ranges: .prefix(99)), .finished(serial: 4, outcome: .completed(bytes: 100, total: 100)),
             .responded(serial: 4, response: response, decision: .startOver(total: 1, reason: "x"), name: "n"),
             .verified(serial: 4, result: .matched), .finalized(serial: 4, result: .moved(name: "x")),
+            .mirrorDropped(serial: 4, url: "https://h/file.iso", reason: "HTTP 404 Not Found"),
         ] {
             XCTAssertEqual(try apply(event, current), TaskTransition(task: current), "\(event)")
         }
@@ -98,6 +100,65 @@ final class TaskMachineTests: XCTestCase {
         var done = current
         done.transferring = false
         XCTAssertEqual(try apply(.checkpointed(serial: 5, ranges: .prefix(99)), done).task.downloaded, 10)
+    }
+
+    // MARK: - mirrors (R19)
+
+    private func withMirrors(_ task: DownloadTask, _ mirrors: [String]) -> DownloadTask {
+        var task = task
+        task.options.mirrors = mirrors
+        return task
+    }
+
+    func test_R19_aDroppedMirrorIsRememberedOnceAndLogged() throws {
+        let task = withMirrors(running(downloaded: 10), ["https://user:secret@m1/file.iso", "https://m2/file.iso"])
+        let step = try apply(.mirrorDropped(serial: 5, url: "https://user:secret@m1/file.iso", reason: "HTTP 404 Not Found"),
+                             task)
+        XCTAssertEqual(step.task.droppedMirrors, ["https://user:secret@m1/file.iso"], "the catalog keeps the real URL")
+        XCTAssertEqual(step.log, ["mirror https://user:***@m1/file.iso dropped: HTTP 404 Not Found"])
+        XCTAssertEqual(step.task.liveURLs, ["https://h/file.iso", "https://m2/file.iso"])
+        XCTAssertEqual(step.task.state, .downloading, "dropping a mirror alone ends nothing")
+        XCTAssertEqual(step.effects, [])
+        XCTAssertEqual(step.task.downloaded, 10)
+
+        let again = try apply(.mirrorDropped(serial: 5, url: "https://user:secret@m1/file.iso", reason: "HTTP 410 Gone"),
+                              step.task)
+        XCTAssertEqual(again, TaskTransition(task: step.task), "once")
+
+        let first = try apply(.mirrorDropped(serial: 5, url: "https://h/file.iso", reason: "another total"), step.task)
+        XCTAssertEqual(first.task.droppedMirrors, ["https://user:secret@m1/file.iso", "https://h/file.iso"])
+        XCTAssertEqual(first.task.liveURLs, ["https://m2/file.iso"], "the first URL can be dropped too")
+        XCTAssertEqual(first.task.url, "https://h/file.iso", "url stays the first URL")
+    }
+
+    func test_R19_aReportForAnotherAttemptOrAnotherURLChangesNothing() throws {
+        let task = withMirrors(running(), ["https://m1/file.iso"])
+        for event: TaskEvent in [
+            .mirrorDropped(serial: 4, url: "https://m1/file.iso", reason: "HTTP 404 Not Found"),
+            .mirrorDropped(serial: 5, url: "https://elsewhere/file.iso", reason: "HTTP 404 Not Found"),
+        ] {
+            XCTAssertEqual(try apply(event, task), TaskTransition(task: task), "\(event)")
+        }
+        var finished = task
+        finished.transferring = false
+        XCTAssertEqual(try apply(.mirrorDropped(serial: 5, url: "https://m1/file.iso", reason: "x"), finished),
+                       TaskTransition(task: finished), "the transfer already reported its end")
+    }
+
+    func test_R19_resumingAFailedTaskTriesEveryURLAgain() throws {
+        var failed = withMirrors(task(.failed), ["https://m1/file.iso"])
+        failed.droppedMirrors = ["https://h/file.iso", "https://m1/file.iso"]
+        for event: TaskEvent in [.resume(log: "resumed"), .requeue(log: "start requested")] {
+            let step = try apply(event, failed)
+            XCTAssertEqual(step.task.state, .queued)
+            XCTAssertEqual(step.task.droppedMirrors, [])
+            XCTAssertEqual(step.task.liveURLs, ["https://h/file.iso", "https://m1/file.iso"])
+            XCTAssertEqual(step.log.last, "2 dropped URLs will be tried again")
+        }
+        var paused = failed
+        paused.state = .paused
+        XCTAssertEqual(try apply(.resume(log: "resumed"), paused).task.droppedMirrors, failed.droppedMirrors,
+                       "a pause is no reason to try a dropped mirror again")
     }
 
     // MARK: - commands (R30, R31)

@@ -31,6 +31,18 @@ final class TaskOptionsTests: XCTestCase {
         XCTAssertEqual(back.split, 7)
     }
 
+    /// R19: mirrors are stored with the options; options of a task with one
+    /// URL are stored as before (no key), and options stored before decode.
+    func test_R19_mirrorsSurviveEncodeAndDecodeAndAreAbsentWithoutAny() throws {
+        let options = TaskOptions(out: "x", mirrors: ["https://m1/x", "ftp://m2/x"])
+        let back = try JSONDecoder().decode(TaskOptions.self, from: try JSONEncoder().encode(options))
+        XCTAssertEqual(back.mirrors, ["https://m1/x", "ftp://m2/x"])
+        XCTAssertEqual(back, options)
+        let plain = String(decoding: try JSONEncoder().encode(TaskOptions(out: "x")), as: UTF8.self)
+        XCTAssertFalse(plain.contains("mirrors"), plain)
+        XCTAssertNil(try decode(#"{"headers":[],"split":3}"#).mirrors)
+    }
+
     func test_R18_splitCountTakesPlainDigitsFromOneToSixteen() {
         XCTAssertEqual(TaskOptions.splitRange, 1...16)
         XCTAssertEqual((1...16).map { TaskOptions.splitCount(String($0)) }, (1...16).map { $0 })

@@ -41,11 +41,12 @@ def _migrations(mount):
 
 def _make_v1(mount):
     """Turn the current catalog back into what v1 left: its event table, its
-    task table without v3's ranges and v4's split, and its migration list, plus a log line of
-    a task v1 had deleted."""
+    task table without v3's ranges and v4's split and droppedMirrors, and its migration list,
+    plus a log line of a task v1 had deleted."""
     _sql(mount, V1_EVENT_TABLE + f"""
         ALTER TABLE task DROP COLUMN ranges;
         ALTER TABLE task DROP COLUMN split;
+        ALTER TABLE task DROP COLUMN droppedMirrors;
         DELETE FROM grdb_migrations WHERE identifier != '{V1}';
         INSERT INTO event (taskID, at, message) VALUES (999999, '2026-01-01 00:00:00.000', 'orphaned line');
     """)

@@ -1,0 +1,255 @@
+"""R19: mirrors — several URLs of one file on one input line, TAB-separated.
+
+What these tests hold downloadfs to:
+
+- A line `URL1<TAB>URL2…` is one task. Its `url` is the first URL; its
+  log names the others when it is added.
+- The task's connections are spread over its URLs; the file is right and
+  no byte is fetched much more than once, whichever mirror sent it.
+- A mirror that fails for good (a 4xx, another total, another strong ETag
+  than the first answer) is dropped with a task log line, and the file
+  comes from the others; the task fails only when no URL is left.
+- Adding any one of a task's URLs again answers that task's id (R13).
+- Each URL of the line is checked as a single URL is (R11); an empty field
+  (two TABs in a row, a TAB at the end) is refused too.
+
+Several paths on one fault server serve as the mirrors: the same seed and
+size is the same content (and the same default ETag). Every download is
+checked twice: the file's sha-256, and what the server really sent.
+"""
+
+import errno
+import os
+import re
+
+import pytest
+
+from support.files import KiB, MiB, sha256_file, sha256_of
+from support.mount import expect_errno
+from support.waiting import wait_until
+
+# Bytes a server may write past the point where the client let go of a
+# connection (socket buffers, one throttled block), per connection.
+SLACK_PER_CONNECTION = MiB
+
+
+# -- helpers --------------------------------------------------------------------
+
+def _line(*urls):
+    """One input line of mirrors."""
+    return "\t".join(urls) + "\n"
+
+
+def _add_line(mount, *urls, split=None):
+    """Add one line of mirrors (with `split=N`) on one handle, read back its id (R12)."""
+    ids = mount.add(_line(*urls) + (f"  split={split}\n" if split else ""))
+    assert len(ids) == 1, f"want one id for a line of mirrors, got {ids}"
+    return ids[0]
+
+
+def _run_to_completion(mount, task, timeout=30):
+    """Poll until the task completes; fail at once, with its log, if it fails."""
+    def check():
+        status = mount.status(task)
+        assert status["state"] != "failed", f"task {task} failed: {status}\n{mount.task_log(task)}"
+        return status if status["state"] == "completed" else None
+    return wait_until(check, timeout, f"task {task} to complete")
+
+
+def _wait_failed(mount, task, timeout=30):
+    def check():
+        status = mount.status(task)
+        assert status["state"] != "completed", f"task {task} completed: {status}\n{mount.task_log(task)}"
+        return status if status["state"] == "failed" else None
+    return wait_until(check, timeout, f"task {task} to fail")
+
+
+def _merge(spans):
+    """Sorted, merged (start, end) half-open spans."""
+    merged = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _describe(gets):
+    return [(r.path, r.range, r.status, r.body_start, r.sent) for r in gets]
+
+
+def _dropped_lines(mount, task, url):
+    """The task log's lines saying `url` was dropped."""
+    return [line for line in mount.task_log(task).splitlines()
+            if f"mirror {url} dropped" in line]
+
+
+def _assert_dropped(mount, task, url, reason_re=None):
+    lines = _dropped_lines(mount, task, url)
+    log = mount.task_log(task)
+    assert len(lines) == 1, f"want one line saying {url} was dropped:\n{log}"
+    if reason_re is not None:
+        assert re.search(reason_re, lines[0], re.IGNORECASE), \
+            f"the drop line does not say why ({reason_re}): {lines[0]!r}"
+
+
+def _assert_whole(mount, name, seed, size):
+    assert sha256_file(mount.mp / "files" / name) == sha256_of(seed, size), f"{name}: wrong content"
+
+
+def _assert_refused_write(mount, data):
+    """One write of `data` to queue/new: EINVAL, nothing added."""
+    before = mount.task_ids()
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        expect_errno(errno.EINVAL, os.write, fd, data)
+    finally:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    assert mount.task_ids() == before, "a refused write added a task"
+
+
+# -- a: connections spread over two mirrors --------------------------------------
+
+def test_r19_connections_are_spread_over_the_mirrors(mount, faultserver):
+    size = 24 * MiB
+    first = faultserver.add("/one/a.bin", size=size, seed=191, throttle=4 * MiB)
+    second = faultserver.add("/two/a.bin", size=size, seed=191, throttle=4 * MiB)
+    task = _add_line(mount, first, second, split=4)
+    assert mount.read(f"queue/{task}/url").strip() == first
+    _run_to_completion(mount, task, timeout=40)
+    _assert_whole(mount, "a.bin", 191, size)
+
+    gets = faultserver.gets("/one/a.bin") + faultserver.gets("/two/a.bin")
+    for path in ("/one/a.bin", "/two/a.bin"):
+        ranged = [r for r in faultserver.gets(path) if r.range is not None]
+        assert ranged, f"{path} got no ranged request: {_describe(gets)}"
+        assert all(r.status == 206 for r in ranged), _describe(gets)
+    spans = [r.delivered for r in gets if r.delivered is not None]
+    assert _merge(spans) == [(0, size)], f"the mirrors did not send the whole file: {_merge(spans)}"
+    sent = sum(r.sent for r in gets)
+    allowed = size + SLACK_PER_CONNECTION * len(gets)
+    assert sent <= allowed, (f"the mirrors sent {sent / MiB:.1f} MiB for a {size // MiB} MiB file "
+                             f"over {len(gets)} requests: {_describe(gets)}")
+    assert not _dropped_lines(mount, task, first) and not _dropped_lines(mount, task, second), \
+        mount.task_log(task)
+
+
+# -- b: a mirror that answers 404 -------------------------------------------------
+
+@pytest.mark.parametrize("missing_first", [False, True], ids=["second-404", "first-404"])
+def test_r19_a_404_mirror_is_dropped_and_the_other_serves_the_file(mount, faultserver, missing_first):
+    size = 8 * MiB
+    good = faultserver.add("/good/b.bin", size=size, seed=192, throttle=4 * MiB)
+    missing = faultserver.add("/gone/b.bin", status=404, status_times=None)
+    urls = (missing, good) if missing_first else (good, missing)
+    task = _add_line(mount, *urls, split=4)
+    _run_to_completion(mount, task)
+    _assert_whole(mount, "b.bin", 192, size)
+    assert faultserver.gets("/gone/b.bin"), "the 404 mirror was never asked"
+    _assert_dropped(mount, task, missing, r"404")
+    assert not _dropped_lines(mount, task, good), mount.task_log(task)
+    assert mount.status(task)["url"] == urls[0], "url is the first URL, dropped or not"
+    spans = [r.delivered for r in faultserver.gets("/good/b.bin") if r.delivered is not None]
+    assert _merge(spans) == [(0, size)]
+
+
+# -- c: mirrors that hold another file ---------------------------------------------
+
+def test_r19_mirrors_with_another_total_or_etag_are_dropped(mount, faultserver):
+    size = 16 * MiB
+    good = faultserver.add("/good/c.bin", size=size, seed=193, throttle=4 * MiB)
+    etag = faultserver.resource("/good/c.bin").current()[2]
+    # Same validator, another length: Content-Range says another total.
+    longer = faultserver.add("/longer/c.bin", size=size + MiB, seed=193, etag=etag, throttle=4 * MiB)
+    # Same length, another strong ETag, and it serves the range anyway.
+    other = faultserver.add("/other/c.bin", size=size, seed=193, etag='"another-file"',
+                            ignore_if_range=True, throttle=4 * MiB)
+    task = _add_line(mount, good, longer, other, split=4)
+    _run_to_completion(mount, task)
+    _assert_whole(mount, "c.bin", 193, size)
+    assert faultserver.gets("/longer/c.bin"), "the mirror with another total was never asked"
+    assert faultserver.gets("/other/c.bin"), "the mirror with another ETag was never asked"
+    _assert_dropped(mount, task, longer, r"total|size|length|range")
+    _assert_dropped(mount, task, other, r"etag|validator")
+    assert not _dropped_lines(mount, task, good), mount.task_log(task)
+
+
+# -- d: no mirror left -------------------------------------------------------------
+
+def test_r19_the_task_fails_when_every_mirror_is_gone(mount, faultserver):
+    first = faultserver.add("/d1/d.bin", status=404, status_times=None)
+    second = faultserver.add("/d2/d.bin", status=404, status_times=None)
+    task = _add_line(mount, first, second)
+    status = _wait_failed(mount, task)
+    assert "404" in status["error"], status
+    assert faultserver.gets("/d1/d.bin") and faultserver.gets("/d2/d.bin"), \
+        "not every mirror was asked before the task failed"
+    wait = mount.read(f"queue/{task}/wait")
+    assert wait.startswith("failed: ") and "404" in wait, wait
+
+
+# -- e: any URL of a task answers it (R13) ----------------------------------------
+
+def test_r19_r13_adding_any_url_of_a_task_answers_its_id(mount, faultserver):
+    port = faultserver.port
+    first = faultserver.add("/e1/e.bin", size=64 * KiB, seed=195)
+    faultserver.add("/e2/e.bin", size=64 * KiB, seed=195)
+    second = f"http://user:secret@127.0.0.1:{port}/e2/e.bin"
+    other = faultserver.add("/e3/other.bin", size=64 * KiB, seed=196)
+    task = _add_line(mount, first, second)
+    assert mount.read(f"queue/{task}/url").strip() == first, "url holds the first URL"
+    log = mount.task_log(task)
+    assert "mirrors: 1 other URL" in log, log
+    assert f"http://user:***@127.0.0.1:{port}/e2/e.bin" in log, "the log names the mirror, password masked"
+    assert "secret" not in log and "secret" not in mount.log()
+
+    # The second URL alone, as `echo URL2 > queue/new` on a handle that reads the id back.
+    assert mount.add(second + "\n") == [task]
+    # Normalised (R13): scheme and host case, default port, fragment.
+    assert mount.add(f"HTTP://user:secret@127.0.0.1:{port}/e2/e.bin#part\n") == [task]
+    assert mount.add(first + "\n") == [task]
+    # A line of mirrors one of which a task has answers that task.
+    assert mount.add(_line(faultserver.url("/e4/new.bin"), second)) == [task]
+    # Several tasks matched: the one of the line's earliest matching URL.
+    lone = mount.add_one(other)
+    assert mount.add(_line(faultserver.url("/e5/new.bin"), other, first)) == [lone]
+    assert mount.add(_line(second, other)) == [task]
+    assert mount.task_ids() == sorted([task, lone]), "an add that matched a task added one"
+
+    _run_to_completion(mount, task)
+    assert mount.add(second + "\n") == [task], "a completed task matches too"
+    assert mount.read(f"queue/{task}/url").strip() == first
+
+
+# -- f: each URL of the line is checked (R11) -------------------------------------
+
+@pytest.mark.parametrize("kind", ["two-tabs", "trailing-tab", "bad-scheme", "no-host", "control-char"])
+def test_r19_r11_a_bad_line_of_mirrors_is_refused_whole(mount, faultserver, kind):
+    good = faultserver.add("/f/good.bin", size=1000)
+    mirror = faultserver.add("/f/mirror.bin", size=1000)
+    bad = {
+        "two-tabs": f"{good}\t\t{mirror}\n",
+        "trailing-tab": f"{good}\t{mirror}\t\n",
+        "bad-scheme": f"{good}\tfile:///etc/passwd\n",
+        "no-host": f"{good}\thttp:///f/mirror.bin\n",
+        "control-char": f"{good}\t{mirror}\x01\n",
+    }[kind]
+    reasons = {
+        "two-tabs": r"empty URL field",
+        "trailing-tab": r"empty URL field",
+        "bad-scheme": r"URL 2 of 2: unsupported scheme",
+        "no-host": r"URL 2 of 2: no host",
+        "control-char": r"control character",
+    }
+    log_before = mount.log()
+    # A good line before it is refused with it (R11).
+    _assert_refused_write(mount, (f"{faultserver.url('/f/first.bin')}\n" + bad).encode())
+    new_log = mount.log()[len(log_before):]
+    assert re.search(r"line\D{0,3}2\b.*" + reasons[kind], new_log), \
+        f"MOUNT/log should say why line 2 was refused: {new_log!r}"
+    assert faultserver.requests() == [], "a URL of a refused write was fetched"
+    assert mount.task_ids() == []
