@@ -253,3 +253,20 @@ def test_r19_r11_a_bad_line_of_mirrors_is_refused_whole(mount, faultserver, kind
         f"MOUNT/log should say why line 2 was refused: {new_log!r}"
     assert faultserver.requests() == [], "a URL of a refused write was fetched"
     assert mount.task_ids() == []
+
+
+# -- transient errors are not a mirror's end (R19, R53) ----------------------------
+
+@pytest.mark.parametrize("fault", ["503", "cut"])
+def test_r19_r53_a_transient_error_keeps_the_mirror(mount, faultserver, fault):
+    """A mirror that answers 503 or drops a connection once is not dropped:
+    the task completes, whole, and the log names no dropped mirror."""
+    size = 16 * MiB
+    knobs = {"status": 503, "status_times": 1} if fault == "503" else {"cut_after": 256 * KiB, "cut_times": 1}
+    first = faultserver.add("/ok/t.bin", size=size, seed=197, throttle=4 * MiB)
+    second = faultserver.add("/flaky/t.bin", size=size, seed=197, throttle=4 * MiB, **knobs)
+    task = _add_line(mount, first, second, split=4)
+    _run_to_completion(mount, task, timeout=40)
+    _assert_whole(mount, "t.bin", 197, size)
+    assert faultserver.gets("/flaky/t.bin"), "the flaky mirror was never asked"
+    assert not _dropped_lines(mount, task, second), mount.task_log(task)
