@@ -18,14 +18,11 @@ size is the same content (and the same default ETag). Every download is
 checked twice: the file's sha-256, and what the server really sent.
 """
 
-import errno
-import os
 import re
 
 import pytest
 
 from support.files import KiB, MiB, sha256_file, sha256_of
-from support.mount import expect_errno
 from support.waiting import wait_until
 
 # Bytes a server may write past the point where the client let go of a
@@ -96,20 +93,6 @@ def _assert_dropped(mount, task, url, reason_re=None):
 
 def _assert_whole(mount, name, seed, size):
     assert sha256_file(mount.mp / "files" / name) == sha256_of(seed, size), f"{name}: wrong content"
-
-
-def _assert_refused_write(mount, data):
-    """One write of `data` to queue/new: EINVAL, nothing added."""
-    before = mount.task_ids()
-    fd = os.open(mount.new, os.O_WRONLY)
-    try:
-        expect_errno(errno.EINVAL, os.write, fd, data)
-    finally:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    assert mount.task_ids() == before, "a refused write added a task"
 
 
 # -- a: connections spread over two mirrors --------------------------------------
@@ -247,7 +230,7 @@ def test_r19_r11_a_bad_line_of_mirrors_is_refused_whole(mount, faultserver, kind
     }
     log_before = mount.log()
     # A good line before it is refused with it (R11).
-    _assert_refused_write(mount, (f"{faultserver.url('/f/first.bin')}\n" + bad).encode())
+    mount.assert_refused_write((f"{faultserver.url('/f/first.bin')}\n" + bad).encode())
     new_log = mount.log()[len(log_before):]
     assert re.search(r"line\D{0,3}2\b.*" + reasons[kind], new_log), \
         f"MOUNT/log should say why line 2 was refused: {new_log!r}"

@@ -27,7 +27,6 @@ to be watched, paused or killed.
 """
 
 import errno
-import os
 import re
 import time
 
@@ -143,20 +142,6 @@ def _assert_started_over(mount, task, reason_re=None):
     if reason_re is not None:
         assert any(re.search(reason_re, line, re.IGNORECASE) for line in lines), \
             f"no start-over line gives the reason ({reason_re}):\n{log}"
-
-
-def _assert_refused_write(mount, data):
-    """One write of `data` to queue/new: EINVAL, and nothing added."""
-    before = mount.task_ids()
-    fd = os.open(mount.new, os.O_WRONLY)
-    try:
-        expect_errno(errno.EINVAL, os.write, fd, data)
-    finally:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    assert mount.task_ids() == before, "a refused write added a task"
 
 
 def _assert_logged_refusal(mount, prefix):
@@ -528,7 +513,7 @@ def test_r31_root_ctl_split_out_of_range_einval(mount, command):
                                     "split=2.5"])
 def test_r10_r11_bad_split_option_refused(mount, faultserver, option):
     url = faultserver.add("/i.bin", size=1000)
-    _assert_refused_write(mount, f"{url}\n  {option}\n".encode())
+    mount.assert_refused_write(f"{url}\n  {option}\n".encode())
     assert faultserver.gets("/i.bin") == [], "a refused URL was fetched"
 
 

@@ -322,6 +322,19 @@ class Mount:
 
     # -- reading ---------------------------------------------------------------
 
+    def assert_refused_write(self, data):
+        """One write of `data` to queue/new: EINVAL (R11), and nothing added."""
+        before = self.task_ids()
+        fd = os.open(self.new, os.O_WRONLY)
+        try:
+            expect_errno(errno.EINVAL, os.write, fd, data)
+        finally:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        assert self.task_ids() == before, "a refused write added tasks"
+
     def task_ids(self):
         return sorted(int(n) for n in os.listdir(self.mp / "queue") if n.isdigit())
 
