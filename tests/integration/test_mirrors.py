@@ -22,7 +22,7 @@ import re
 
 import pytest
 
-from support.files import KiB, MiB, sha256_file, sha256_of
+from support.files import KiB, MiB, merge_spans, sha256_file, sha256_of
 from support.waiting import wait_until
 
 # Bytes a server may write past the point where the client let go of a
@@ -59,17 +59,6 @@ def _wait_failed(mount, task, timeout=30):
         assert status["state"] != "completed", f"task {task} completed: {status}\n{mount.task_log(task)}"
         return status if status["state"] == "failed" else None
     return wait_until(check, timeout, f"task {task} to fail")
-
-
-def _merge(spans):
-    """Sorted, merged (start, end) half-open spans."""
-    merged = []
-    for start, end in sorted(s for s in spans if s[1] > s[0]):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _describe(gets):
@@ -112,7 +101,7 @@ def test_r19_connections_are_spread_over_the_mirrors(mount, faultserver):
         assert ranged, f"{path} got no ranged request: {_describe(gets)}"
         assert all(r.status == 206 for r in ranged), _describe(gets)
     spans = [r.delivered for r in gets if r.delivered is not None]
-    assert _merge(spans) == [(0, size)], f"the mirrors did not send the whole file: {_merge(spans)}"
+    assert merge_spans(spans) == [(0, size)], f"the mirrors did not send the whole file: {merge_spans(spans)}"
     sent = sum(r.sent for r in gets)
     allowed = size + SLACK_PER_CONNECTION * len(gets)
     assert sent <= allowed, (f"the mirrors sent {sent / MiB:.1f} MiB for a {size // MiB} MiB file "
@@ -137,7 +126,7 @@ def test_r19_a_404_mirror_is_dropped_and_the_other_serves_the_file(mount, faults
     assert not _dropped_lines(mount, task, good), mount.task_log(task)
     assert mount.status(task)["url"] == urls[0], "url is the first URL, dropped or not"
     spans = [r.delivered for r in faultserver.gets("/good/b.bin") if r.delivered is not None]
-    assert _merge(spans) == [(0, size)]
+    assert merge_spans(spans) == [(0, size)]
 
 
 # -- c: mirrors that hold another file ---------------------------------------------

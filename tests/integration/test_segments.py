@@ -33,7 +33,7 @@ import time
 import pytest
 
 from support.faultserver import DEFAULT_LAST_MODIFIED
-from support.files import KiB, MiB, sha256_file, sha256_of
+from support.files import KiB, MiB, merge_spans, sha256_file, sha256_of
 from support.mount import expect_errno, write_command
 from support.nginx import wait_for_access
 from support.waiting import wait_until
@@ -84,17 +84,6 @@ def _wait_connections(mount, task, at_least, timeout=10):
     return wait_until(check, timeout, f"task {task} to show {at_least} connections")
 
 
-def _merge(spans):
-    """Sorted, merged (start, end) half-open spans."""
-    merged = []
-    for start, end in sorted(s for s in spans if s[1] > s[0]):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
 def _delivered(gets, version=None):
     """The file spans the server wrote (200/206 bodies), optionally of one version."""
     return [r.delivered for r in gets
@@ -103,14 +92,14 @@ def _delivered(gets, version=None):
 
 def _refetched(spans):
     """Bytes written more than once: the sum of the spans minus their union."""
-    return sum(e - s for s, e in spans) - sum(e - s for s, e in _merge(spans))
+    return sum(e - s for s, e in spans) - sum(e - s for s, e in merge_spans(spans))
 
 
 def _assert_fetched_once(gets, size, slack, version=None):
     """The server wrote every byte of the file, and at most `slack` bytes twice."""
     spans = _delivered(gets, version)
-    assert _merge(spans) == [(0, size)], \
-        f"the server did not write the whole file: {_merge(spans)} of {size}"
+    assert merge_spans(spans) == [(0, size)], \
+        f"the server did not write the whole file: {merge_spans(spans)} of {size}"
     again = _refetched(spans)
     assert again <= slack, (f"{again / MiB:.2f} MiB written more than once "
                             f"(allowed {slack / MiB:.2f}): {_describe(gets)}")
@@ -212,7 +201,7 @@ def test_r18_later_requests_ask_closed_ranges_with_if_range(mount, faultserver, 
     # The first connection's segment is [0, first range), itself at least 1 MiB.
     assert min(first for first, _ in ranges) >= SEGMENT_MIN, ranges
     asked = [(0, min(first for first, _ in ranges))] + [(a, b + 1) for a, b in ranges]
-    assert _merge(asked) == [(0, size)], f"the ranges asked do not cover the file: {ranges}"
+    assert merge_spans(asked) == [(0, size)], f"the ranges asked do not cover the file: {ranges}"
     _assert_fetched_once(gets, size, CUT_SLACK * len(gets))
 
 

@@ -72,3 +72,14 @@ def sha256_file(path, block=4 * MiB):
             if not data:
                 return digest.hexdigest()
             digest.update(data)
+
+
+def merge_spans(spans):
+    """Sorted, merged (start, end) half-open spans; empty ones left out."""
+    merged = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
