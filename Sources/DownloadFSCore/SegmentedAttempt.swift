@@ -209,6 +209,49 @@ public struct SegmentedAttempt: Sendable {
         return actions
     }
 
+    /// A reader wants `range` (R23): its first byte not written is fetched
+    /// next. Nothing when a connection will reach that byte within `near`
+    /// bytes (readers of one region share it), when every byte is written,
+    /// or while the task is on one connection (unknown total, fall back).
+    /// Otherwise a new connection opens there, beyond `split` (up to 16 in
+    /// all), taking the rest of the claim or hole the byte is in: it reads
+    /// ahead of the reader, and a sequential reader keeps it busy.
+    public mutating func want(_ range: Range<Int64>, near: Int64 = 1 << 20) -> [SegmentAction] {
+        guard started, !single, let total else { return [] }
+        let bounds = range.clamped(to: 0..<total)
+        guard let first = written.gaps(in: bounds).first?.lowerBound else { return [] }
+        guard claims.count < Self.maximumSplit else { return [] }
+        var actions: [SegmentAction] = []
+        let id: UInt64
+        let end: Int64
+        if let index = claims.firstIndex(where: { $0.position <= first && first < $0.end }) {
+            let claim = claims[index]
+            guard first - claim.position > near else { return [] }
+            // Split where the reader waits, page aligned: never at or below
+            // the victim's position, which is more than `near` behind.
+            let at = max(claim.position + 1, first - first % SegmentPlanner.alignment)
+            id = newID()
+            end = claim.end
+            claims[index].end = at
+            if untold == claim.id { untold = nil }  // the shrink tells it where to stop
+            actions.append(.shrink(id: claim.id, end: at))
+            claims.append(SegmentClaim(id: id, position: at, end: end))
+            requests[id] = RequestedRange(start: at, end: end)
+            progress[id] = at
+            actions.append(.open(id: id, range: RequestedRange(start: at, end: end)))
+        } else {
+            // A hole no connection holds: from the byte to the next held or claimed one.
+            let nextClaim = claims.lazy.map(\.position).filter { $0 > first }.min()
+            end = min(nextWritten(after: first) ?? total, nextClaim ?? total)
+            id = newID()
+            claims.append(SegmentClaim(id: id, position: first, end: end))
+            requests[id] = RequestedRange(start: first, end: end)
+            progress[id] = first
+            actions.append(.open(id: id, range: RequestedRange(start: first, end: end)))
+        }
+        return actions
+    }
+
     /// Changes how many connections may fetch at once (clamped to 1…16),
     /// and the smallest segment if given.
     /// More: new ones open at once. Fewer: nothing is stopped, but finished

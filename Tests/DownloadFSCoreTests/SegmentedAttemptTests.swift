@@ -335,6 +335,56 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(last, 9)
     }
 
+    // MARK: Readers (R23)
+
+    func test_R23_aReadFarAheadOpensAConnectionThereBeyondTheSplit() {
+        var attempt = SegmentedAttempt(total: 100 * mib, held: ByteRanges(), split: 1)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.responded(1, total: 100 * mib, ranged: false), [])
+        XCTAssertEqual(attempt.want((90 * mib + 5)..<(90 * mib + 4096)),
+                       [.shrink(id: 1, end: 90 * mib), .open(id: 2, range: closed(90 * mib, 100 * mib))],
+                       "split 1, yet a second connection: at the reader's page, to the end of the claim")
+        XCTAssertEqual(attempt.connections, 2)
+        XCTAssertEqual(attempt.want((90 * mib + 512 * 1024)..<(91 * mib)), [], "connection 2 gets there within 1 MiB")
+        XCTAssertEqual(attempt.want(0..<4096), [], "connection 1 is at byte 0")
+        XCTAssertEqual(attempt.wrote(1, 0..<mib), [])
+        XCTAssertEqual(attempt.want(0..<mib), [], "written: served at once, nothing to fetch")
+    }
+
+    func test_R23_aReadInAHoleNoConnectionHoldsOpensOneOnIt() {
+        var attempt = SegmentedAttempt(total: 10 * mib, held: ByteRanges([0..<mib, (6 * mib)..<(10 * mib)]), split: 2)
+        let opened = attempt.start()
+        XCTAssertEqual(opened.count, 3, "a connection on the hole, then half of it stolen: \(opened)")
+        XCTAssertEqual(attempt.setSplit(1), [])
+        let second = attempt.claims[1]
+        XCTAssertEqual(attempt.ended(second.id), [], "the split is 1: its bytes wait")
+        let hole = second.position + mib / 2
+        XCTAssertEqual(attempt.want(hole..<(hole + 10)), [.open(id: 3, range: closed(hole, 6 * mib))],
+                       "from the reader's byte to the held bytes after it")
+    }
+
+    func test_R23_readersDoNotOpenConnectionsWithoutBoundOrOnOneConnection() {
+        var attempt = SegmentedAttempt(total: 1 << 30, held: ByteRanges(), split: 1)
+        _ = attempt.start()
+        _ = attempt.responded(1, total: 1 << 30, ranged: false)
+        for k in 1..<40 { _ = attempt.want((Int64(k) * 25 * mib)..<(Int64(k) * 25 * mib + 1)) }
+        XCTAssertEqual(attempt.connections, SegmentedAttempt.maximumSplit, "at most 16 connections, readers included")
+        var unknown = SegmentedAttempt(total: nil, held: ByteRanges(), split: 4)
+        _ = unknown.start()
+        XCTAssertEqual(unknown.want((50 * mib)..<(51 * mib)), [], "unknown total: the file grows, reads wait")
+        var notStarted = SegmentedAttempt(total: 10 * mib, held: ByteRanges(), split: 4)
+        XCTAssertEqual(notStarted.want(mib..<(2 * mib)), [])
+    }
+
+    func test_R23_aReaderShrinksTheFirstConnectionBeforeItsAnswerForGood() {
+        var attempt = SegmentedAttempt(total: 50 * mib, held: ByteRanges(), split: 1)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.want((40 * mib)..<(41 * mib)),
+                       [.shrink(id: 1, end: 40 * mib), .open(id: 2, range: closed(40 * mib, 50 * mib))])
+        XCTAssertEqual(attempt.responded(1, total: 50 * mib, ranged: false), [], "its answer keeps the shorter end")
+        XCTAssertEqual(attempt.claims, [claim(1, 0, 40 * mib), claim(2, 40 * mib, 50 * mib)])
+    }
+
     // MARK: Simulation
 
     private func randomTotal(_ random: inout SeededGenerator) -> Int64 {
@@ -425,7 +475,8 @@ final class SegmentedAttemptTests: XCTestCase {
             func checkAfter(before: Int) {
                 guard !failed else { return }
                 let claims = attempt.claims
-                if claims.count > max(attempt.split, before) { return fail("\(claims.count) claims over split \(attempt.split) (was \(before))") }
+                let allowed = event.hasPrefix("read") ? min(SegmentedAttempt.maximumSplit, before + 1) : max(attempt.split, before)
+                if claims.count > allowed { return fail("\(claims.count) claims over split \(attempt.split) (was \(before))") }
                 if attempt.single && claims.count > 1 { return fail("single with \(claims.count) claims") }
                 if let known = attempt.total, known != total { return fail("total \(known), not \(total)") }
                 if attempt.written != disk { return fail("written \(attempt.written), but the disk has \(disk)") }
@@ -466,6 +517,11 @@ final class SegmentedAttemptTests: XCTestCase {
                     if let keeping { links[keeping] = Link(request: .from(0), position: 0, stop: total) }
                     disk = ByteRanges()
                     carry(attempt.fellBack(keeping: keeping, total: keeping == nil ? nil : total))
+                } else if dice >= 190 && attempt.total != nil {
+                    // A reader somewhere in the file (R23).
+                    let at = Int64.random(in: 0..<total, using: &random)
+                    event = "read at \(at)"
+                    carry(attempt.want(at..<min(total, at + Int64.random(in: 1...(4 * mib), using: &random))))
                 } else if dice < 10 {
                     let split = Int.random(in: -2...20, using: &random)
                     event = "split set to \(split)"
