@@ -122,14 +122,10 @@ public struct DownloadTask: Sendable, Equatable {
     /// The other URLs of the file after `url` (R19), dropped ones included.
     public var mirrors: [String] { options.mirrors ?? [] }
 
-    /// The mirrors not dropped.
-    public var liveMirrors: [String] {
-        droppedMirrors.isEmpty ? mirrors : mirrors.filter { !droppedMirrors.contains($0) }
-    }
-
     /// Every URL still worth asking, the first URL first (unless dropped).
     public var liveURLs: [String] {
-        (droppedMirrors.contains(url) ? [] : [url]) + liveMirrors
+        let all = [url] + mirrors
+        return droppedMirrors.isEmpty ? all : all.filter { !droppedMirrors.contains($0) }
     }
 
     /// Every URL of the task, normalised (R13), the first URL's first, each once.

@@ -23,6 +23,8 @@ final class EasyTransfer {
     /// The connection's number in its task's `SegmentedAttempt`.
     let id: UInt64
     let url: String
+    /// Which of its task's URLs `url` is (R19: 0 the first, then the mirrors).
+    let mirror: Int
     /// What this connection asked for.
     let range: RequestedRange
     let handle: UnsafeMutableRawPointer
@@ -69,12 +71,13 @@ final class EasyTransfer {
     /// task's limit, or until the disk catches up.
     private(set) var held = false
 
-    init(id: UInt64, url: String, range: RequestedRange, fd: Int32, owner: TaskDownload) throws(TransferFailure) {
+    init(id: UInt64, url: String, mirror: Int, range: RequestedRange, fd: Int32, owner: TaskDownload) throws(TransferFailure) {
         guard let handle = curl_easy_init() else {
             throw TransferFailure.other(code: -1, message: "curl could not create a transfer")
         }
         self.id = id
         self.url = url
+        self.mirror = mirror
         self.range = range
         self.fd = fd
         self.owner = owner
@@ -195,7 +198,7 @@ final class EasyTransfer {
         guard !dropped, !reachedEnd else { return 0 }
         switch decision {
         case .some(.append), .some(.startOver):
-            guard owner.admits(count, now: MonotonicClock.now()) else {
+            guard owner.admits(count) else {
                 held = true
                 return Int(bitPattern: UInt(CURL_WRITEFUNC_PAUSE))
             }

@@ -101,11 +101,13 @@ public final class Engine: @unchecked Sendable {
             let tick = now - lastSample >= 0.25
             if tick { lastSample = now }
             var held = false
-            for download in downloads.values {
+            var over: [Int64] = []
+            for (id, download) in downloads {
                 if tick { download.tick(now: now) } else { download.settle() }
                 held = download.resumeHeld(now: now) || held
+                if download.finished { over.append(id) }
             }
-            downloads = downloads.filter { !$0.value.finished }
+            for id in over { downloads[id] = nil }
             var numfds: Int32 = 0
             // Held transfers (speed limit, disk behind) are woken by time, not by sockets.
             curl_multi_poll(multi, nil, 0, held ? 10 : 250, &numfds)

@@ -8,7 +8,8 @@ import DownloadFSCore
 /// `serial` identifies the attempt; a report for an attempt that is no longer
 /// the task's current one must be ignored.
 public protocol EngineDelegate: AnyObject, Sendable {
-    /// The response head was accepted and bytes will be written from `writeOffset`.
+    /// The first answer of an attempt was accepted (and again after a fall
+    /// back to one connection from zero, with `decision` `.startOver`).
     func transferStarted(_ id: Int64, serial: UInt64, response: ResponseSummary, decision: ResumeDecision)
     /// `ranges` (all the task holds) are flushed to disk (R51): they may be committed.
     func transferCheckpointed(_ id: Int64, serial: UInt64, ranges: ByteRanges)

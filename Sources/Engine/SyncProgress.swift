@@ -39,7 +39,12 @@ final class SyncProgress: @unchecked Sendable {
     var inFlight: Bool { locked { running != 0 } }
     /// The ranges of the last checkpoint reported.
     var committed: ByteRanges { locked { reported } }
-    var committedCount: Int64 { locked { reported.count } }
+    /// A checkpoint is under way and `written` bytes are more than `limit`
+    /// ahead of the last one reported: the network outruns the disk. One
+    /// lock, as it is asked for each piece curl hands over.
+    func lags(written: Int64, by limit: Int64) -> Bool {
+        locked { running != 0 && written - reported.count >= limit }
+    }
     /// The errno of the first sync of this download that failed, if any.
     var failure: Int32? { locked { failedErrno } }
 

@@ -46,7 +46,7 @@ final class TaskDownload {
     private var answeredAt: (time: Double, written: Int64)?
     /// The total and validators every answer is checked against: the stored
     /// ones, or those of this attempt's first answer.
-    private(set) var known: StoredProgress
+    private var known: StoredProgress
     private var connections: [UInt64: EasyTransfer] = [:]
     /// The task's URLs (R19): `request.url` first, then its mirrors, each
     /// with the key its connections are counted by (`--max-connections-per-host`).
@@ -56,8 +56,6 @@ final class TaskDownload {
     private var usable: [Bool]
     /// The URL whose answer set `known`; the others are checked against it.
     private var primary = 0
-    /// The URL each connection fetches from.
-    private var source: [UInt64: Int] = [:]
     /// Connections the attempt opened that wait for `settle` and a host slot.
     /// `stop`: where it must stop short of its request (a steal before it opened).
     private var parked: [(id: UInt64, range: RequestedRange, stop: Int64?)] = []
@@ -69,7 +67,6 @@ final class TaskDownload {
     private var prepared: Int64?
     private var limiter = RateLimiter()
     private var receivedData = false
-    private var writtenCount: Int64
     private var lastCheckpointCount: Int64
     private var lastCheckpointTime: Double
     /// The last failure of a connection, for the outcome if none is left.
@@ -109,8 +106,7 @@ final class TaskDownload {
         }
         lane = checkpointer.lane()
         sync = SyncProgress(held: attempt.written, wake: checkpointer.wake)
-        writtenCount = attempt.written.count
-        lastCheckpointCount = writtenCount
+        lastCheckpointCount = attempt.written.count
         lastCheckpointTime = MonotonicClock.now()
         live.show(attempt.written)
         live.resetSpeed()
@@ -155,9 +151,9 @@ final class TaskDownload {
         case .restart(let reason):
             end(.restart(reason: reason))
         case .writeFailed(let err):
-            end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
+            endWithWriteError(err)
         case .failed(let failure):
-            connectionFailed(transfer.id, failure)
+            connectionFailed(transfer.id, on: transfer.mirror, failure)
         }
         settle()
     }
@@ -165,11 +161,7 @@ final class TaskDownload {
     /// Stops every connection (pause, cancel, unmount): what they wrote is
     /// flushed and reported as `.stopped` once synced.
     func stop() {
-        for transfer in connections.values where outcome == nil {
-            if !transfer.flush(), let err = transfer.writeErrno {
-                end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
-            }
-        }
+        flushAll()
         end(.stopped(ranges: attempt.written))
         settle()
     }
@@ -178,17 +170,11 @@ final class TaskDownload {
     /// checkpoints once 2 s have passed (R51). A failed write or sync ends
     /// the attempt (R54).
     func tick(now: Double) {
-        if outcome == nil, let failure = sync.failure {
-            end(.failed(Self.writeFailure(failure), ranges: sync.committed, receivedData: receivedData))
-        }
-        for transfer in connections.values where outcome == nil {
-            if !transfer.flush(), let err = transfer.writeErrno {
-                end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
-            }
-        }
+        if let failure = sync.failure { endWithWriteError(failure) }
+        flushAll()
         live.sample(at: now)
         adapt(now: now)
-        if outcome == nil && writtenCount != lastCheckpointCount
+        if outcome == nil && attempt.written.count != lastCheckpointCount
             && now - lastCheckpointTime >= Self.checkpointSeconds {
             checkpoint(now: now)
         }
@@ -230,7 +216,7 @@ final class TaskDownload {
         guard !request.isFTP, outcome == nil, let answeredAt else { return }
         let seconds = now - answeredAt.time
         guard seconds > 0.2 else { return }
-        let speed = Double(writtenCount - answeredAt.written) / seconds
+        let speed = Double(attempt.written.count - answeredAt.written) / seconds
         let split = max(attempt.split, policy.current(runningFor: seconds, bytesPerSecond: speed))
         let perConnection = speed / Double(max(1, connections.count))
         // Under a speed limit more connections fetch no sooner, and a held
@@ -264,8 +250,8 @@ final class TaskDownload {
         case .append(let total):
             if !reported {
                 reported = true
-                answeredAt = answeredAt ?? (MonotonicClock.now(), writtenCount)
-                primary = source[transfer.id] ?? primary
+                answeredAt = answeredAt ?? (MonotonicClock.now(), attempt.written.count)
+                primary = transfer.mirror
                 if attempt.written.isEmpty { (known.etag, known.lastModified) = (head.etag, head.lastModified) }
                 known.total = total ?? known.total
                 delegate.transferStarted(request.id, serial: serial, response: summary, decision: decision)
@@ -274,7 +260,7 @@ final class TaskDownload {
             apply(attempt.responded(transfer.id, total: total, ranged: head.status == 206))
             return .write
         case .startOver(let total, let reason):
-            if reported, let url = source[transfer.id], url != primary, drop(mirror: url, reason) {
+            if reported, transfer.mirror != primary, drop(mirror: transfer.mirror, reason) {
                 // Another mirror's file is not the first answer's (R19).
                 apply(attempt.ended(transfer.id))
                 return .drop
@@ -294,16 +280,13 @@ final class TaskDownload {
         let keep = ResumeDecision.bodyStartsAtZero(head)
         let several = connections.count + parked.count > 1
         apply(attempt.fellBack(keeping: keep ? transfer.id : nil, total: keep ? total : nil))
-        if ftruncate(fd, 0) != 0 {
-            end(.failed(Self.writeFailure(errno), ranges: ByteRanges(), receivedData: receivedData))
-        }
+        if ftruncate(fd, 0) != 0 { endWithWriteError(errno) }
         prepared = nil
-        writtenCount = 0
         lastCheckpointCount = 0
         known = StoredProgress(offset: 0, total: keep ? total : nil,
                                etag: keep ? head.etag : nil, lastModified: keep ? head.lastModified : nil)
         reported = keep
-        if keep { primary = source[transfer.id] ?? primary }
+        if keep { primary = transfer.mirror }
         let line = several ? "\(reason); going on with one connection" : reason
         let (id, serial, delegate) = (request.id, serial, delegate)
         sync.restart {
@@ -322,10 +305,9 @@ final class TaskDownload {
         receivedData = true
         apply(attempt.wrote(transfer.id, range))
         let written = attempt.written
-        writtenCount = written.count
         sync.wrote(written)
         live.show(written)
-        let unsynced = writtenCount - lastCheckpointCount
+        let unsynced = written.count - lastCheckpointCount
         if unsynced >= Self.checkpointBytes || (unsynced >= Self.eagerCheckpointBytes && !sync.inFlight) {
             checkpoint(now: MonotonicClock.now())
         }
@@ -333,12 +315,13 @@ final class TaskDownload {
 
     /// Whether the task lets a connection take `count` more bytes now: its
     /// speed limit, and the disk keeping up (`syncLagging`).
-    func admits(_ count: Int, now: Double) -> Bool {
+    func admits(_ count: Int) -> Bool {
         if syncLagging && !waitForDisk() {
             sync.hold()
             return false
         }
         guard limiter.limit > 0 else { return true }
+        let now = MonotonicClock.now()
         guard limiter.allows(now: now) else { return false }
         limiter.consume(Int64(count), now: now)
         return true
@@ -390,20 +373,19 @@ final class TaskDownload {
     }
 
     private func open(_ id: UInt64, _ range: RequestedRange, stop: Int64?, from url: Int) {
-        source[id] = url
         do {
-            let transfer = try EasyTransfer(id: id, url: urls[url], range: range, fd: fd, owner: self)
+            let transfer = try EasyTransfer(id: id, url: urls[url], mirror: url, range: range, fd: fd, owner: self)
             let validators = validators(for: url)
             if let failure = transfer.configure(headers: request.headers, known: validators, bufferSize: bufferSize) {
                 slots.release(hosts[url])
-                return connectionFailed(id, failure)
+                return connectionFailed(id, on: url, failure)
             }
             if let stop { transfer.stop(at: stop) }
             connections[id] = transfer
             curl_multi_add_handle(multi, transfer.handle)
         } catch {
             slots.release(hosts[url])
-            connectionFailed(id, error)
+            connectionFailed(id, on: url, error)
         }
     }
 
@@ -414,11 +396,10 @@ final class TaskDownload {
     /// none may take one now.
     private func takeSlot() -> Int? {
         var open = Array(repeating: 0, count: urls.count)
-        for id in connections.keys { if let url = source[id] { open[url] += 1 } }
-        let candidates = urls.indices.filter { usable[$0] }
-        let ordered = reported || !connections.isEmpty
-            ? candidates.sorted { (open[$0], $0) < (open[$1], $1) }
-            : candidates.sorted { ($0 == primary ? 0 : 1, $0) < ($1 == primary ? 0 : 1, $1) }
+        for transfer in connections.values { open[transfer.mirror] += 1 }
+        // With nothing open yet every count is 0, so the primary goes first.
+        let ordered = urls.indices.filter { usable[$0] }
+            .sorted { (open[$0], $0 == primary ? 0 : 1, $0) < (open[$1], $1 == primary ? 0 : 1, $1) }
         for url in ordered where slots.take(hosts[url]) { return url }
         return nil
     }
@@ -426,7 +407,7 @@ final class TaskDownload {
     /// What an answer from `url` is checked against and its If-Range built
     /// from: the first answer's validators; for another mirror only a strong
     /// ETag and the total, since mirrors rarely share modification times.
-    func validators(for url: Int) -> StoredProgress {
+    private func validators(for url: Int) -> StoredProgress {
         guard url != primary, reported else { return known }
         var validators = known
         validators.lastModified = nil
@@ -434,7 +415,7 @@ final class TaskDownload {
     }
 
     func validators(for transfer: EasyTransfer) -> StoredProgress {
-        validators(for: source[transfer.id] ?? primary)
+        validators(for: transfer.mirror)
     }
 
     /// Stops using mirror `url` (R19) and says why in the task log. False
@@ -454,7 +435,7 @@ final class TaskDownload {
         guard connections[transfer.id] === transfer else { return false }
         connections[transfer.id] = nil
         curl_multi_remove_handle(multi, transfer.handle)
-        slots.release(hosts[source[transfer.id] ?? 0])
+        slots.release(hosts[transfer.mirror])
         return true
     }
 
@@ -462,9 +443,9 @@ final class TaskDownload {
     /// connection fewer (a server that limits connections, a transient
     /// error); its bytes are taken by the next connection that frees up.
     /// The last one's failure is the attempt's (R53 decides what follows).
-    private func connectionFailed(_ id: UInt64, _ failure: TransferFailure) {
+    private func connectionFailed(_ id: UInt64, on mirror: Int, _ failure: TransferFailure) {
         lastFailure = failure
-        if !failure.isTransient, let url = source[id], drop(mirror: url, failure.message) {
+        if !failure.isTransient, drop(mirror: mirror, failure.message) {
             // Another URL takes its bytes (R19); a first request is made again.
             apply(attempt.ended(id))
             apply(attempt.reopen())
@@ -477,6 +458,20 @@ final class TaskDownload {
         } else {
             end(.failed(failure, ranges: attempt.written, receivedData: receivedData))
         }
+    }
+
+    /// Writes out what every connection has staged; a failed write ends the
+    /// attempt (R54).
+    private func flushAll() {
+        for transfer in connections.values where outcome == nil {
+            if !transfer.flush(), let err = transfer.writeErrno { endWithWriteError(err) }
+        }
+    }
+
+    /// The data file could not be written or synced: the attempt ends, and
+    /// only the last checkpoint that succeeded is trusted (R51, R54).
+    private func endWithWriteError(_ err: Int32) {
+        end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
     }
 
     /// The attempt is decided: every connection is dropped.
@@ -526,10 +521,9 @@ final class TaskDownload {
     /// disk, so a crash never costs more than 8 MiB per connection fetched
     /// again (R51, R18).
     private var syncLagging: Bool {
-        guard sync.inFlight else { return false }
         var staged = 0
         for transfer in connections.values { staged += transfer.staged }
-        return writtenCount + Int64(staged) - sync.committedCount >= Self.lagBytes * Int64(max(1, connections.count))
+        return sync.lags(written: attempt.written.count + Int64(staged), by: Self.lagBytes * Int64(max(1, connections.count)))
     }
 
     /// Waits (blocking the engine thread, which then reads no socket) for
@@ -549,7 +543,7 @@ final class TaskDownload {
     /// Syncs the data file off the engine thread and reports every range
     /// written before the sync began (R51).
     private func checkpoint(now: Double) {
-        lastCheckpointCount = writtenCount
+        lastCheckpointCount = attempt.written.count
         lastCheckpointTime = now
         let copy = dup(fd)
         guard copy >= 0 else { return }

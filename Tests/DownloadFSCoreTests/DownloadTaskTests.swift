@@ -26,7 +26,6 @@ final class DownloadTaskTests: XCTestCase {
         let task = newTask(TaskOptions())
         XCTAssertEqual(task.mirrors, [])
         XCTAssertEqual(task.droppedMirrors, [])
-        XCTAssertEqual(task.liveMirrors, [])
         XCTAssertEqual(task.liveURLs, ["https://h/a"])
         XCTAssertEqual(task.normalizedURLs, ["https://h/a"])
     }
@@ -37,7 +36,6 @@ final class DownloadTaskTests: XCTestCase {
         XCTAssertEqual(task.liveURLs, ["https://h/a", "https://m1/a", "https://m2/a", "https://m3/a"])
         task.droppedMirrors = ["https://m2/a"]
         XCTAssertEqual(task.mirrors.count, 3, "mirrors keeps the dropped ones")
-        XCTAssertEqual(task.liveMirrors, ["https://m1/a", "https://m3/a"])
         XCTAssertEqual(task.liveURLs, ["https://h/a", "https://m1/a", "https://m3/a"])
         task.droppedMirrors = ["https://m2/a", "https://h/a"]
         XCTAssertEqual(task.liveURLs, ["https://m1/a", "https://m3/a"], "the first URL dropped too")

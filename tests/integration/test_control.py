@@ -92,8 +92,12 @@ def test_r10_max_download_limit_option(mount, faultserver):
     assert 0.9 * 300 * KiB <= rate <= 1.1 * 300 * KiB, f"{rate / KiB:.0f} KiB/s"
 
 
+# R18: `split N` takes a whole number from 1 to 16, in a task's ctl and the root's.
+BAD_SPLIT_COMMANDS = ["split 0", "split 17", "split x", "split", "split -1", "split 1.5", "split 4 4"]
+
+
 @pytest.mark.parametrize("command", ["frobnicate", "limit fast", "limit", "top now please",
-                                     "pause pause", ""])
+                                     "pause pause", ""] + BAD_SPLIT_COMMANDS)
 def test_r30_bad_command_einval(mount, faultserver, command):
     task = mount.add_one(faultserver.add("/x.bin", size=1000))
     mount.wait_state(task, "completed")
@@ -170,7 +174,7 @@ def test_r31_pause_all_pauses_retrying(mount, faultserver):
 
 
 @pytest.mark.parametrize("command", ["frobnicate", "max-active", "max-active x", "max-active -1",
-                                     "limit fast", "pause-all now"])
+                                     "limit fast", "pause-all now"] + BAD_SPLIT_COMMANDS)
 def test_r31_bad_command_einval(mount, command):
     expect_errno(errno.EINVAL, write_command, mount.mp / "ctl", command)
     assert mount.alive()

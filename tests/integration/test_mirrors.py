@@ -23,7 +23,6 @@ import re
 import pytest
 
 from support.files import KiB, MiB, merge_spans, sha256_file, sha256_of
-from support.waiting import wait_until
 
 # Bytes a server may write past the point where the client let go of a
 # connection (socket buffers, one throttled block), per connection.
@@ -42,23 +41,6 @@ def _add_line(mount, *urls, split=None):
     ids = mount.add(_line(*urls) + (f"  split={split}\n" if split else ""))
     assert len(ids) == 1, f"want one id for a line of mirrors, got {ids}"
     return ids[0]
-
-
-def _run_to_completion(mount, task, timeout=30):
-    """Poll until the task completes; fail at once, with its log, if it fails."""
-    def check():
-        status = mount.status(task)
-        assert status["state"] != "failed", f"task {task} failed: {status}\n{mount.task_log(task)}"
-        return status if status["state"] == "completed" else None
-    return wait_until(check, timeout, f"task {task} to complete")
-
-
-def _wait_failed(mount, task, timeout=30):
-    def check():
-        status = mount.status(task)
-        assert status["state"] != "completed", f"task {task} completed: {status}\n{mount.task_log(task)}"
-        return status if status["state"] == "failed" else None
-    return wait_until(check, timeout, f"task {task} to fail")
 
 
 def _describe(gets):
@@ -92,7 +74,7 @@ def test_r19_connections_are_spread_over_the_mirrors(mount, faultserver):
     second = faultserver.add("/two/a.bin", size=size, seed=191, throttle=4 * MiB)
     task = _add_line(mount, first, second, split=4)
     assert mount.read(f"queue/{task}/url").strip() == first
-    _run_to_completion(mount, task, timeout=40)
+    mount.wait_state(task, "completed", timeout=40)
     _assert_whole(mount, "a.bin", 191, size)
 
     gets = faultserver.gets("/one/a.bin") + faultserver.gets("/two/a.bin")
@@ -119,7 +101,7 @@ def test_r19_a_404_mirror_is_dropped_and_the_other_serves_the_file(mount, faults
     missing = faultserver.add("/gone/b.bin", status=404, status_times=None)
     urls = (missing, good) if missing_first else (good, missing)
     task = _add_line(mount, *urls, split=4)
-    _run_to_completion(mount, task)
+    mount.wait_state(task, "completed")
     _assert_whole(mount, "b.bin", 192, size)
     assert faultserver.gets("/gone/b.bin"), "the 404 mirror was never asked"
     _assert_dropped(mount, task, missing, r"404")
@@ -141,7 +123,7 @@ def test_r19_mirrors_with_another_total_or_etag_are_dropped(mount, faultserver):
     other = faultserver.add("/other/c.bin", size=size, seed=193, etag='"another-file"',
                             ignore_if_range=True, throttle=4 * MiB)
     task = _add_line(mount, good, longer, other, split=4)
-    _run_to_completion(mount, task)
+    mount.wait_state(task, "completed")
     _assert_whole(mount, "c.bin", 193, size)
     assert faultserver.gets("/longer/c.bin"), "the mirror with another total was never asked"
     assert faultserver.gets("/other/c.bin"), "the mirror with another ETag was never asked"
@@ -156,7 +138,7 @@ def test_r19_the_task_fails_when_every_mirror_is_gone(mount, faultserver):
     first = faultserver.add("/d1/d.bin", status=404, status_times=None)
     second = faultserver.add("/d2/d.bin", status=404, status_times=None)
     task = _add_line(mount, first, second)
-    status = _wait_failed(mount, task)
+    status = mount.wait_state(task, "failed")
     assert "404" in status["error"], status
     assert faultserver.gets("/d1/d.bin") and faultserver.gets("/d2/d.bin"), \
         "not every mirror was asked before the task failed"
@@ -192,7 +174,7 @@ def test_r19_r13_adding_any_url_of_a_task_answers_its_id(mount, faultserver):
     assert mount.add(_line(second, other)) == [task]
     assert mount.task_ids() == sorted([task, lone]), "an add that matched a task added one"
 
-    _run_to_completion(mount, task)
+    mount.wait_state(task, "completed")
     assert mount.add(second + "\n") == [task], "a completed task matches too"
     assert mount.read(f"queue/{task}/url").strip() == first
 
@@ -238,7 +220,7 @@ def test_r19_r53_a_transient_error_keeps_the_mirror(mount, faultserver, fault):
     first = faultserver.add("/ok/t.bin", size=size, seed=197, throttle=4 * MiB)
     second = faultserver.add("/flaky/t.bin", size=size, seed=197, throttle=4 * MiB, **knobs)
     task = _add_line(mount, first, second, split=4)
-    _run_to_completion(mount, task, timeout=40)
+    mount.wait_state(task, "completed", timeout=40)
     _assert_whole(mount, "t.bin", 197, size)
     assert faultserver.gets("/flaky/t.bin"), "the flaky mirror was never asked"
     assert not _dropped_lines(mount, task, second), mount.task_log(task)

@@ -26,7 +26,6 @@ connections are measurably faster than one and a download lasts long enough
 to be watched, paused or killed.
 """
 
-import errno
 import re
 import time
 
@@ -34,7 +33,7 @@ import pytest
 
 from support.faultserver import DEFAULT_LAST_MODIFIED
 from support.files import KiB, MiB, merge_spans, sha256_file, sha256_of
-from support.mount import expect_errno, write_command
+from support.mount import write_command
 from support.nginx import wait_for_access
 from support.waiting import wait_until
 
@@ -131,12 +130,6 @@ def _assert_started_over(mount, task, reason_re=None):
     if reason_re is not None:
         assert any(re.search(reason_re, line, re.IGNORECASE) for line in lines), \
             f"no start-over line gives the reason ({reason_re}):\n{log}"
-
-
-def _assert_logged_refusal(mount, prefix):
-    """A refused ctl command leaves one log line saying why (as in test_control)."""
-    lines = [line for line in mount.log().splitlines() if prefix in line]
-    assert len(lines) == 1, f"want one {prefix!r} line in the log:\n{mount.log()}"
 
 
 # -- a: several connections against nginx's limit_rate ---------------------------
@@ -473,27 +466,6 @@ def test_r30_r31_ctl_split_accepted(mount, faultserver):
         write_command(mount.mp / "ctl", command)
     assert mount.status(task)["state"] in ("downloading", "queued", "retrying")
     assert "refused" not in mount.log(), mount.log()
-
-
-BAD_SPLIT_COMMANDS = ["split 0", "split 17", "split x", "split", "split -1", "split 1.5",
-                      "split 4 4"]
-
-
-@pytest.mark.parametrize("command", BAD_SPLIT_COMMANDS)
-def test_r30_ctl_split_out_of_range_einval(mount, faultserver, command):
-    task = mount.add_one(faultserver.add("/x.bin", size=1000))
-    mount.wait_state(task, "completed")
-    before = mount.status(task)
-    expect_errno(errno.EINVAL, write_command, mount.task_dir(task) / "ctl", command)
-    assert mount.status(task) == before
-    _assert_logged_refusal(mount, f"queue/{task}/ctl: refused")
-
-
-@pytest.mark.parametrize("command", BAD_SPLIT_COMMANDS)
-def test_r31_root_ctl_split_out_of_range_einval(mount, command):
-    expect_errno(errno.EINVAL, write_command, mount.mp / "ctl", command)
-    assert mount.alive()
-    _assert_logged_refusal(mount, "ctl: refused")
 
 
 # -- i: split= on the input line ----------------------------------------------------------
