@@ -1,5 +1,6 @@
 import Catalog
 import DownloadFSCore
+import Engine
 
 /// What other threads send the loop. Engine and worker reports are events
 /// for one task; user requests carry the reply their writer waits for.
@@ -10,5 +11,8 @@ enum LoopMessage: Sendable {
     case controlGlobal(ControlCommand, LoopReply<Void, ControlCommandError>)
     case remove(Int64, LoopReply<Void, CatalogError>)
     case rename(Int64, String, LoopReply<Void, RenameError>)
+    /// A reader waits for bytes of a task (R23): park `reader` in the
+    /// task's live progress, tell `parked` its token, fetch the bytes.
+    case read(Int64, Range<Int64>, LiveProgress.Reader, @Sendable (LiveProgress, UInt64) -> Void)
     case shutdown(LoopReply<Void, Never>)
 }

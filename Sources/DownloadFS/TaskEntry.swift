@@ -15,11 +15,20 @@ struct TaskEntry: Sendable {
         return record.downloaded
     }
 
-    /// Bytes a reader may see now: the part from byte 0 without a hole
-    /// (R23), the engine's while downloading, else the committed one.
-    var readable: Int64 {
+    /// The data file's size (R23): the total once it is known, the whole
+    /// file once completed; else the bytes from 0 without a hole, the
+    /// engine's while downloading (the file grows as they land).
+    var dataSize: Int64 {
+        if record.state == .completed { return record.downloaded }
+        if let total = record.total { return total }
         if record.state == .downloading, let live { return max(0, live.readable) }
         return record.ranges.prefixEnd
+    }
+
+    /// The bytes the data file holds now and its generation (R23): the
+    /// engine's view where the task has one, else the committed ranges.
+    var held: (generation: UInt64, ranges: ByteRanges) {
+        live?.snapshot() ?? (0, record.ranges)
     }
 
     var id: Int64 { record.taskID }

@@ -204,6 +204,14 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         try reply.wait()
     }
 
+    /// A reader waits for `range` of task `id` (R23): `reader` is told when
+    /// the bytes are written (or will not come), `parked` gets the token an
+    /// interrupted reader cancels with; the task fetches the range first.
+    func awaitBytes(_ id: Int64, _ range: Range<Int64>, reader: @escaping LiveProgress.Reader,
+                    parked: @escaping @Sendable (LiveProgress, UInt64) -> Void) {
+        send(.read(id, range, reader, parked))
+    }
+
     func send(_ message: LoopMessage) {
         inbox.withLock { $0.append(message) }
         wakeUp.signal()
@@ -261,6 +269,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
                 commands.onCommit { reply.answer(.success(())) } failed: { reply.answer(.failure($0)) }
             case .rename(let id, let name, let reply):
                 rename(id, to: name, reply, &commands)
+            case .read(let id, let range, let reader, let parked):
+                read(id, range, reader, parked, &reports)
             case .shutdown(let reply):
                 shutdownReply = reply
             }
@@ -308,6 +318,36 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             event = .responded(serial: serial, response: response, decision: decision, name: name)
         }
         apply(event, to: id, &batch)
+        if case .finished = event { fetchForWaitingReaders(id, &batch) }
+    }
+
+    /// Parks a reader in its task's live progress (made if the task has
+    /// none yet) and has the task fetch what it waits for (R23).
+    private func read(_ id: Int64, _ range: Range<Int64>, _ reader: @escaping LiveProgress.Reader,
+                      _ parked: @Sendable (LiveProgress, UInt64) -> Void, _ batch: inout LoopBatch) {
+        guard let task = tasks[id] else { return reader(.failed) }
+        let live = lives[id] ?? LiveProgress(task.ranges)
+        if lives[id] == nil {
+            lives[id] = live
+            table.publish(task, live: live)
+        }
+        let token = live.wait(for: range, reader)
+        guard token != 0 else { return }
+        parked(live, token)
+        apply(.read(serial: takeSerial()), to: id, &batch)
+    }
+
+    /// After an attempt ended: readers still waiting get a reading attempt
+    /// (a task paused or sent back to the line), or EIO (failed).
+    private func fetchForWaitingReaders(_ id: Int64, _ batch: inout LoopBatch) {
+        guard !shuttingDown, let task = tasks[id], !task.transferring, task.reading == nil,
+              let live = lives[id], live.readersWaiting.load(ordering: .relaxed) > 0 else { return }
+        apply(.read(serial: takeSerial()), to: id, &batch)
+    }
+
+    private func takeSerial() -> UInt64 {
+        defer { nextSerial += 1 }
+        return nextSerial
     }
 
     /// Applies one event to one task: the machine decides, the batch records.
@@ -515,8 +555,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     }
 
     private func beginTransfer(_ id: Int64, _ batch: inout LoopBatch) {
-        let serial = nextSerial
-        nextSerial += 1
+        let serial = takeSerial()
         if apply(.begin(serial: serial, at: MonotonicClock.now()), to: id, &batch) {
             appliedLimits[id] = nil
         }
@@ -601,10 +640,11 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         if let task = tasks[id] {
             // Only tasks that have transferred in this mount have live progress.
             let live = lives[id]
-            if let live, !task.transferring { live.show(task.ranges) }
+            if let live, !task.transferring, task.reading == nil { live.show(task.ranges) }
             table.publish(task, live: live)
         } else {
-            lives[id] = nil
+            // Readers of a removed task's missing bytes: they will not come.
+            lives.removeValue(forKey: id)?.release(.failed)
             appliedLimits[id] = nil
             table.remove(id)
         }
@@ -614,19 +654,20 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private func carryOut(_ effect: TaskEffect, id: Int64, task: DownloadTask) {
         switch effect {
         case .startTransfer(let serial, let stored):
-            let live = lives[id] ?? LiveProgress(task.ranges)
-            lives[id] = live
-            table.publish(task, live: live)
-            // R19: the engine asks `url` first, so that is the first URL not
-            // dropped; with none left it gets the first one anyway, and fails it.
-            let urls = task.liveURLs
-            engine?.start(TransferRequest(id: id, url: urls.first ?? task.url, mirrors: Array(urls.dropFirst()),
-                                          headers: task.options.headers, ranges: task.ranges, known: stored,
-                                          split: split(of: task), partialPath: state.partial(id)),
-                          serial: serial, live: live)
+            start(task, serial: serial, stored: stored, readsOnly: false)
+        case .startReading(let serial, let stored):
+            start(task, serial: serial, stored: stored, readsOnly: true)
+        case .fetchReads:
+            engine?.fetchReads(id)
+        case .failReads:
+            lives[id]?.release(.failed)
+        case .releaseReads:
+            lives[id]?.release(.ready)
         case .stopTransfer:
             engine?.stop(id)
         case .deletePartial:
+            // Readers must not be served what was in it (R23).
+            lives[id]?.restart()
             unlink(state.partial(id))
         case .deleteFinished(let name):
             unlink(state.file(name))
@@ -646,6 +687,22 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         }
     }
 
+    /// Starts an attempt of `task` in the engine; `readsOnly`: one that
+    /// fetches only what readers wait for (R23).
+    private func start(_ task: DownloadTask, serial: UInt64, stored: StoredProgress, readsOnly: Bool) {
+        let id = task.taskID
+        let live = lives[id] ?? LiveProgress(task.ranges)
+        lives[id] = live
+        table.publish(task, live: live)
+        // R19: the engine asks `url` first, so that is the first URL not
+        // dropped; with none left it gets the first one anyway, and fails it.
+        let urls = task.liveURLs
+        engine?.start(TransferRequest(id: id, url: urls.first ?? task.url, mirrors: Array(urls.dropFirst()),
+                                      headers: task.options.headers, ranges: task.ranges, known: stored,
+                                      split: split(of: task), partialPath: state.partial(id), readsOnly: readsOnly),
+                      serial: serial, live: live)
+    }
+
     /// At shutdown: every transfer stopped and flushed, the workers done,
     /// their reports committed (R3, R50).
     private func stopEverything() {
@@ -662,6 +719,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         commit(&reports, undoOnFailure: false)
         for held in heldReplies.values { held.forEach { $0() } }
         heldReplies.removeAll()
+        // Readers waiting for bytes: none will come now.
+        for live in lives.values { live.release(.failed) }
         for message in messages {
             switch message {
             case .add(_, let reply): reply.answer(.failure(CatalogError("downloadfs is unmounting")))
@@ -669,6 +728,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
                 reply.answer(.failure(ControlCommandError("downloadfs is unmounting")))
             case .remove(_, let reply): reply.answer(.failure(CatalogError("downloadfs is unmounting")))
             case .rename(_, _, let reply): reply.answer(.failure(.io(EIO)))
+            case .read(_, _, let reader, _): reader(.failed)
             case .shutdown(let reply): reply.answer(.success(()))
             case .event: break
             }

@@ -95,6 +95,9 @@ public struct DownloadTask: Sendable, Equatable {
     public var stopping: StopReason?
     /// Monotonic time the task last started downloading (preemption order, R30/R31).
     public var startedAt: Double?
+    /// The attempt fetching only what readers ask for while the task is
+    /// not downloading (a paused, queued or retrying task read, R23).
+    public var reading: UInt64?
 
     public init(url: String, normalizedURL: String, options: TaskOptions, name: String,
                 addedAt: Date, position: Int64) {
@@ -163,5 +166,6 @@ public struct DownloadTask: Sendable, Equatable {
         transferring = false
         stopping = nil
         startedAt = nil
+        reading = nil
     }
 }

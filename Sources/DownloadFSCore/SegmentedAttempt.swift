@@ -37,6 +37,9 @@ public struct SegmentedAttempt: Sendable {
     public private(set) var split: Int
     /// No segment made by a split is smaller than this (`SplitPolicy`).
     public private(set) var minimumSegment: Int64
+    /// Only readers' windows are fetched (`want`): a paused or queued task
+    /// being read (R23). Nothing opens at the start or to fill a split.
+    public let readsOnly: Bool
 
     public var connections: Int { claims.count }
 
@@ -66,7 +69,9 @@ public struct SegmentedAttempt: Sendable {
     private var answered = false
     private var kept: UInt64? = nil
 
-    public init(total: Int64?, held: ByteRanges, split: Int, minimumSegment: Int64 = SegmentPlanner.minimumSegment) {
+    public init(total: Int64?, held: ByteRanges, split: Int, minimumSegment: Int64 = SegmentPlanner.minimumSegment,
+                readsOnly: Bool = false) {
+        self.readsOnly = readsOnly
         self.minimumSegment = max(SegmentPlanner.minimumSegment, minimumSegment)
         let total = total.map { max(0, $0) }
         self.total = total
@@ -84,6 +89,12 @@ public struct SegmentedAttempt: Sendable {
         guard !started else { return [] }
         started = true
         if let total, written.covers(0..<total) { return [] }
+        if readsOnly {
+            // Closed windows only, and only once the total is known.
+            fanOut = total != nil
+            single = total == nil
+            return []
+        }
         if total == nil || written.isEmpty {
             let from = written.prefixEnd
             let id = newID()
@@ -210,46 +221,60 @@ public struct SegmentedAttempt: Sendable {
     }
 
     /// A reader wants `range` (R23): its first byte not written is fetched
-    /// next. Nothing when a connection will reach that byte within `near`
-    /// bytes (readers of one region share it), when every byte is written,
-    /// or while the task is on one connection (unknown total, fall back).
-    /// Otherwise a new connection opens there, beyond `split` (up to 16 in
-    /// all), taking the rest of the claim or hole the byte is in: it reads
-    /// ahead of the reader, and a sequential reader keeps it busy.
-    public mutating func want(_ range: Range<Int64>, near: Int64 = 1 << 20) -> [SegmentAction] {
+    /// next, with about `ahead` bytes after it (read ahead). Nothing new
+    /// when a connection will reach that byte within `near` bytes (readers
+    /// of one region share it) — but once that connection's claim ends less
+    /// than `ahead / 2` past the byte, the next window after it opens, so a
+    /// sequential reader keeps a connection busy ahead of it. Otherwise a
+    /// connection opens at the byte's page, beyond `split` (up to 16 in
+    /// all), on a window of `ahead` bytes: cut from the claim the byte is in
+    /// (the claim's connection stops there, the rest of the claim is a hole
+    /// again) or from the hole it is in. Windows end soon, so readers never
+    /// hold connections for long. Nothing while the task is on one
+    /// connection (unknown total, fall back) or every byte is written.
+    public mutating func want(_ range: Range<Int64>, near: Int64 = 1 << 20,
+                              ahead: Int64 = readAhead) -> [SegmentAction] {
         guard started, !single, let total else { return [] }
         let bounds = range.clamped(to: 0..<total)
         guard let first = written.gaps(in: bounds).first?.lowerBound else { return [] }
-        guard claims.count < Self.maximumSplit else { return [] }
-        var actions: [SegmentAction] = []
-        let id: UInt64
-        let end: Int64
-        if let index = claims.firstIndex(where: { $0.position <= first && first < $0.end }) {
-            let claim = claims[index]
-            guard first - claim.position > near else { return [] }
-            // Split where the reader waits, page aligned: never at or below
-            // the victim's position, which is more than `near` behind.
-            let at = max(claim.position + 1, first - first % SegmentPlanner.alignment)
-            id = newID()
-            end = claim.end
-            claims[index].end = at
-            if untold == claim.id { untold = nil }  // the shrink tells it where to stop
-            actions.append(.shrink(id: claim.id, end: at))
-            claims.append(SegmentClaim(id: id, position: at, end: end))
-            requests[id] = RequestedRange(start: at, end: end)
-            progress[id] = at
-            actions.append(.open(id: id, range: RequestedRange(start: at, end: end)))
-        } else {
-            // A hole no connection holds: from the byte to the next held or claimed one.
-            let nextClaim = claims.lazy.map(\.position).filter { $0 > first }.min()
-            end = min(nextWritten(after: first) ?? total, nextClaim ?? total)
-            id = newID()
-            claims.append(SegmentClaim(id: id, position: first, end: end))
-            requests[id] = RequestedRange(start: first, end: end)
-            progress[id] = first
-            actions.append(.open(id: id, range: RequestedRange(start: first, end: end)))
+        guard let index = claims.firstIndex(where: { $0.position <= first && first < $0.end }) else {
+            // A hole: from the byte's page, unless its start is closer.
+            let before = max(written.ranges.last { $0.upperBound <= first }?.upperBound ?? 0,
+                             claims.lazy.map(\.end).filter { $0 <= first }.max() ?? 0)
+            return openWindow(at: max(before, first - first % 4096), ahead: ahead) + fill()
         }
-        return actions
+        let claim = claims[index]
+        guard first - claim.position > near else {
+            // Served by this claim; the window after it, if the reader nears its end.
+            guard claim.end - first < ahead / 2,
+                  let next = written.gaps(in: claim.end..<min(total, first + ahead)).first?.lowerBound,
+                  !claims.contains(where: { $0.position <= next && next < $0.end }) else { return [] }
+            return openWindow(at: next, ahead: ahead)
+        }
+        guard claims.count < Self.maximumSplit else { return [] }
+        // Split where the reader waits, page aligned: never at or below the
+        // victim's position, which is more than `near` behind.
+        let at = max(claim.position + 1, first - first % 4096)
+        claims[index].end = at
+        if untold == claim.id { untold = nil }  // the shrink tells it where to stop
+        return [.shrink(id: claim.id, end: at)] + openWindow(at: at, ahead: ahead) + fill()
+    }
+
+    /// The bytes read ahead of a reader (R23: "the following few MiB").
+    public static let readAhead: Int64 = 4 << 20
+
+    /// A connection on `[at, at + ahead)`, cut short at the next written or
+    /// claimed byte and the total; none when 16 are open.
+    private mutating func openWindow(at: Int64, ahead: Int64) -> [SegmentAction] {
+        guard let total, claims.count < Self.maximumSplit else { return [] }
+        let nextClaim = claims.lazy.map(\.position).filter { $0 > at }.min()
+        let end = min(at + max(ahead, 1), nextWritten(after: at) ?? total, nextClaim ?? total, total)
+        guard at < end else { return [] }
+        let id = newID()
+        claims.append(SegmentClaim(id: id, position: at, end: end))
+        requests[id] = RequestedRange(start: at, end: end)
+        progress[id] = at
+        return [.openForReader(id: id, range: RequestedRange(start: at, end: end))]
     }
 
     /// Changes how many connections may fetch at once (clamped to 1…16),
@@ -310,7 +335,7 @@ public struct SegmentedAttempt: Sendable {
     /// Opens connections on the planner's assignments while there are
     /// fewer than `split`.
     private mutating func fill() -> [SegmentAction] {
-        guard started, fanOut, !single, let total else { return [] }
+        guard started, fanOut, !single, !readsOnly, let total else { return [] }
         var actions: [SegmentAction] = []
         while claims.count < split, let assignment = SegmentPlanner.next(total: total, done: written, claims: claims,
                                                                               minimumSegment: minimumSegment) {

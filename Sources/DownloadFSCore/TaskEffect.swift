@@ -6,6 +6,16 @@ public enum TaskEffect: Sendable, Equatable {
     case startTransfer(serial: UInt64, stored: StoredProgress)
     /// Stop the running transfer; it reports `.finished(.stopped)` after a flush.
     case stopTransfer(serial: UInt64)
+    /// Start attempt `serial` fetching only what readers wait for (R23),
+    /// the task's state left as it is.
+    case startReading(serial: UInt64, stored: StoredProgress)
+    /// Have the running attempt fetch what readers wait for (R23).
+    case fetchReads
+    /// Answer every reader waiting for bytes with EIO: they will not come
+    /// (the task failed or is gone, a reading attempt failed).
+    case failReads
+    /// Have every reader waiting for bytes look again: the task completed.
+    case releaseReads
     /// Delete STATE/partial/<id>.
     case deletePartial
     /// Delete the finished file STATE/files/<name> (R32).

@@ -25,6 +25,9 @@ public enum TaskEvent: Sendable, Equatable {
     case demote(log: String)
     /// The retry timer found the back-off over.
     case backoffOver
+    /// A reader waits for bytes the task does not hold (R23); `serial`
+    /// names a reading attempt, should one have to start.
+    case read(serial: UInt64)
 
     // MARK: the engine, about attempt `serial`
     /// The response was judged (R52); `name` is the unique name the response

@@ -49,11 +49,13 @@ public struct TaskMachine: Sendable {
             guard task.state == .retrying else { throw TaskMachineError("task \(task.taskID) is not waiting to retry") }
             step.task.retryAt = nil
             try move(&step, to: .queued, log: "back-off over")
+        case .read(let serial):
+            read(&step, serial: serial)
         case .responded(let serial, let response, let decision, let name):
             guard isCurrent(task, serial) else { return step }
             responded(&step, response: response, decision: decision, name: name)
         case .checkpointed(let serial, let ranges):
-            guard isCurrent(task, serial) else { return step }
+            guard isCurrent(task, serial) || task.reading == serial else { return step }
             step.task.ranges = ranges
         case .mirrorDropped(let serial, let url, let reason):
             // Only the task's own URLs, each once: nothing the engine reports grows the row without bound.
@@ -62,6 +64,7 @@ public struct TaskMachine: Sendable {
             step.task.droppedMirrors.append(url)
             step.log.append("mirror \(URLNormalizer.maskingPassword(url)) dropped: \(reason)")
         case .finished(let serial, let outcome):
+            if task.reading == serial { readingEnded(&step, outcome: outcome) }
             guard isCurrent(task, serial) else { return step }
             step.task.transferring = false
             try finished(&step, outcome: outcome, now: now, jitter: jitter)
@@ -157,7 +160,8 @@ public struct TaskMachine: Sendable {
     private func remove(_ step: inout TaskTransition) {
         let task = step.task
         step.removed = true
-        if task.transferring { step.effects.append(.stopTransfer(serial: task.serial)) }
+        if task.transferring || task.reading != nil { step.effects.append(.stopTransfer(serial: task.serial)) }
+        step.effects.append(.failReads)
         step.effects.append(.deletePartial)
         if task.state == .completed { step.effects.append(.deleteFinished(name: task.name)) }
         step.effects.append(.wake("failed: task removed\n"))
@@ -177,6 +181,8 @@ public struct TaskMachine: Sendable {
         if task.failuresWithoutData == 0 { step.task.error = nil }
         step.task.serial = serial
         step.task.transferring = true
+        // The engine's start replaces a reading attempt; it serves the readers now.
+        step.task.reading = nil
         step.task.stopping = nil
         step.task.startedAt = at
         if task.downloaded > 0 {
@@ -184,6 +190,49 @@ public struct TaskMachine: Sendable {
                 from: task.downloaded, hasValidator: ResumeDecision.hasValidator(task.stored)))
         }
         step.effects.append(.startTransfer(serial: serial, stored: step.task.stored))
+    }
+
+    // MARK: - readers (R23)
+
+    /// A reader waits for bytes: the running attempt fetches them; a
+    /// waiting or paused task gets a reading attempt that fetches only
+    /// those and leaves its state as it is; a failed task's bytes will not
+    /// come (EIO); a completed task's reader looks again.
+    private func read(_ step: inout TaskTransition, serial: UInt64) {
+        let task = step.task
+        if task.transferring || task.reading != nil { return step.effects.append(.fetchReads) }
+        switch task.state {
+        case .queued, .paused, .retrying:
+            // Without a total there is nothing to fetch ahead: the file grows (R23).
+            guard task.total != nil else { return step.effects.append(.releaseReads) }
+            step.task.reading = serial
+            step.effects.append(.startReading(serial: serial, stored: task.stored))
+        case .failed:
+            step.effects.append(.failReads)
+        case .completed:
+            step.effects.append(.releaseReads)
+        case .downloading, .verifying:
+            return  // every byte is written; the move into files/ releases them
+        }
+    }
+
+    /// A reading attempt ended: what it fetched is kept; if it failed, its
+    /// readers get EIO (the task's own retries, if any, go on as before).
+    private func readingEnded(_ step: inout TaskTransition, outcome: TransferOutcome) {
+        step.task.reading = nil
+        switch outcome {
+        case .stopped(let ranges):
+            step.task.ranges = ranges
+        case .completed(let bytes, _):
+            step.task.ranges = ByteRanges.prefix(bytes)
+        case .failed(let failure, let ranges, _):
+            step.task.ranges = ranges
+            step.log.append("a read could not be served: \(failure.message)")
+            step.effects.append(.failReads)
+        case .restart(let reason):
+            step.log.append("a read could not be served: \(reason)")
+            step.effects.append(.failReads)
+        }
     }
 
     // MARK: - engine reports
@@ -299,6 +348,7 @@ public struct TaskMachine: Sendable {
         try move(&step, to: .failed, log: "\(prefix)failed: \(message)")
         step.daemonLog.append("task \(step.task.taskID) failed: \(message)")
         step.effects.append(.wake("failed: \(message)\n"))
+        step.effects.append(.failReads)
     }
 
     private func verified(_ step: inout TaskTransition, result: VerifyResult) throws(TaskMachineError) {
@@ -326,6 +376,7 @@ public struct TaskMachine: Sendable {
             try move(&step, to: .completed, log: "completed: \(name)")
             step.daemonLog.append("task \(step.task.taskID) completed: \(name)")
             step.effects.append(.wake("completed\n"))
+            step.effects.append(.releaseReads)
             step.effects.append(.runHook)
         case .failed(let reason):
             try fail(&step, "could not move the finished file: \(reason)")

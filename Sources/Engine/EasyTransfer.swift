@@ -231,6 +231,9 @@ final class EasyTransfer {
             // Reached: anything more the server sends ends the transfer.
             reachedEnd = true
             guard flush() else { return 0 }
+        } else if staged > 0, owner.live.readersWaiting.load(ordering: .relaxed) > 0 {
+            // A reader may wait for these bytes (R23): written now, not a block later.
+            guard flush() else { return 0 }
         }
         return done < count ? 0 : count
     }

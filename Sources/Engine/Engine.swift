@@ -17,6 +17,7 @@ public final class Engine: @unchecked Sendable {
         case stop(Int64)
         case limit(Int64, Int64)
         case split(Int64, SplitPolicy)
+        case read(Int64)
         case shutdown
     }
 
@@ -73,6 +74,9 @@ public final class Engine: @unchecked Sendable {
 
     /// How many connections a running task may have (R18).
     public func setSplit(_ id: Int64, _ split: SplitPolicy) { send(.split(id, split)) }
+
+    /// Readers wait for bytes of a running task (R23): its attempt fetches them next.
+    public func fetchReads(_ id: Int64) { send(.read(id)) }
 
     /// Stops every transfer (each reported as `.stopped`, flushed) and ends the thread.
     public func shutdown() {
@@ -135,6 +139,8 @@ public final class Engine: @unchecked Sendable {
             downloads[id]?.setSpeedLimit(rate)
         case .split(let id, let split):
             downloads[id]?.setSplit(split)
+        case .read(let id):
+            downloads[id]?.settle()
         case .shutdown:
             running = false
         }

@@ -3,29 +3,139 @@ import Foundation
 import Synchronization
 
 /// The moving numbers of one task, shared between the engine thread (writer)
-/// and FUSE threads (readers) without touching SQLite or the engine.
+/// and FUSE threads (readers) without touching SQLite or the engine, and the
+/// readers waiting for bytes the task does not hold yet (R23).
 ///
-/// Atomics, so a FUSE read of the growing data file or a `cat status` never
-/// waits for the engine; the speed window is sampled a few times a second
-/// under a small lock.
+/// Counts are atomics, so a `cat status` never waits for the engine; the
+/// byte ranges and the waiting readers sit under one small lock, taken once
+/// per write of the engine; the speed window is sampled a few times a second.
 public final class LiveProgress: Sendable {
     /// The bytes from 0 with no hole written so far (may be ahead of the
-    /// checkpoint): what a reader of the unfinished file may see.
+    /// checkpoint): what a reader may see of a file whose total is unknown.
     public let prefix = Atomic<Int64>(0)
     /// Every byte written so far, holes between segments aside (`downloaded`).
     public let received = Atomic<Int64>(0)
     /// Transfers the task has open now (the `connections` status key).
     public let connections = Atomic<Int>(0)
+    /// How many readers wait for bytes: connections then write what they
+    /// received at once instead of a block at a time.
+    public let readersWaiting = Atomic<Int>(0)
     private let window = Mutex(SpeedWindow())
+    private let held: Mutex<Held>
 
-    public init(_ ranges: ByteRanges = ByteRanges()) {
-        show(ranges)
+    /// What a waiting reader is told.
+    public enum ReadOutcome: Sendable {
+        /// Look again: the bytes are written, or the task changed (completed).
+        case ready
+        /// The bytes will not come (the task failed or is gone).
+        case failed
     }
 
-    /// Shows what the task holds now.
+    public typealias Reader = @Sendable (ReadOutcome) -> Void
+
+    private struct Waiter {
+        let range: Range<Int64>
+        let reader: Reader
+    }
+
+    private struct Held {
+        var ranges: ByteRanges
+        /// Changes whenever the data file is cut or replaced (a start-over):
+        /// bytes read under an older generation may be another version's.
+        var generation: UInt64 = 0
+        var nextToken: UInt64 = 1
+        var waiters: [UInt64: Waiter] = [:]
+    }
+
+    public init(_ ranges: ByteRanges = ByteRanges()) {
+        held = Mutex(Held(ranges: ranges))
+        prefix.store(ranges.prefixEnd, ordering: .releasing)
+        received.store(ranges.count, ordering: .releasing)
+    }
+
+    /// Shows what the task holds now; readers whose bytes are all there are woken.
     public func show(_ ranges: ByteRanges) {
         prefix.store(ranges.prefixEnd, ordering: .releasing)
         received.store(ranges.count, ordering: .releasing)
+        let ready = held.withLock { state -> [Reader] in
+            state.ranges = ranges
+            return take(from: &state) { ranges.covers($0.range) }
+        }
+        Self.tell(ready, .ready)
+    }
+
+    /// The data file is about to be cut or replaced: nothing in it is the
+    /// task's any more, and reads under the old generation must not be served.
+    public func restart() {
+        held.withLock {
+            $0.generation &+= 1
+            $0.ranges = ByteRanges()
+        }
+        prefix.store(0, ordering: .releasing)
+        received.store(0, ordering: .releasing)
+    }
+
+    /// The ranges held and the file's generation, at one instant.
+    public func snapshot() -> (generation: UInt64, ranges: ByteRanges) {
+        held.withLock { ($0.generation, $0.ranges) }
+    }
+
+    public var generation: UInt64 { held.withLock { $0.generation } }
+
+    /// Calls `reader` (on another thread) once every byte of `range` is
+    /// written, or the task tells its readers otherwise (`release`). At
+    /// once if the bytes are there already. Returns a token for `cancel`.
+    public func wait(for range: Range<Int64>, _ reader: @escaping Reader) -> UInt64 {
+        let token = held.withLock { state -> UInt64? in
+            guard !state.ranges.covers(range) else { return nil }
+            let token = state.nextToken
+            state.nextToken += 1
+            state.waiters[token] = Waiter(range: range, reader: reader)
+            readersWaiting.store(state.waiters.count, ordering: .relaxed)
+            return token
+        }
+        guard let token else {
+            Self.tell([reader], .ready)
+            return 0
+        }
+        return token
+    }
+
+    /// Forgets a waiting reader (interrupted); false if it was already told.
+    public func cancel(_ token: UInt64) -> Bool {
+        held.withLock { state in
+            defer { readersWaiting.store(state.waiters.count, ordering: .relaxed) }
+            return state.waiters.removeValue(forKey: token) != nil
+        }
+    }
+
+    /// The ranges readers wait for, for the engine to fetch first.
+    public func pendingReads() -> [Range<Int64>] {
+        held.withLock { state in state.waiters.values.map(\.range).sorted { $0.lowerBound < $1.lowerBound } }
+    }
+
+    /// Tells every waiting reader `outcome`.
+    public func release(_ outcome: ReadOutcome) {
+        let all = held.withLock { take(from: &$0) { _ in true } }
+        Self.tell(all, outcome)
+    }
+
+    /// Takes the readers `chosen` out of `state` (under the lock).
+    private func take(from state: inout Held, where chosen: (Waiter) -> Bool) -> [Reader] {
+        guard !state.waiters.isEmpty else { return [] }
+        var readers: [Reader] = []
+        for (token, waiter) in state.waiters where chosen(waiter) {
+            state.waiters[token] = nil
+            readers.append(waiter.reader)
+        }
+        readersWaiting.store(state.waiters.count, ordering: .relaxed)
+        return readers
+    }
+
+    /// Readers are answered off the caller's thread: the engine's, which
+    /// must not wait on a file read or a FUSE reply.
+    private static func tell(_ readers: [Reader], _ outcome: ReadOutcome) {
+        for reader in readers { DispatchQueue.global().async { reader(outcome) } }
     }
 
     public var readable: Int64 { prefix.load(ordering: .acquiring) }

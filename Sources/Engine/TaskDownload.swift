@@ -7,7 +7,10 @@ import Glibc
 /// One attempt of one task on the engine thread (R18): the data file, the
 /// connections fetching it, the pure `SegmentedAttempt` that decides which
 /// bytes each one fetches, the task's speed limit (R30, R31) and its
-/// checkpoints (R51).
+/// checkpoints (R51). Readers waiting for bytes (R23) get them first:
+/// `settle` opens a connection where they wait (`SegmentedAttempt.want`);
+/// an attempt with `readsOnly` (a paused or queued task being read)
+/// fetches nothing else and ends, `.stopped`, once no reader waits.
 ///
 /// Connections call in from curl's callbacks, where no handle may be added
 /// to or removed from the multi handle: connections to open wait in
@@ -57,8 +60,11 @@ final class TaskDownload {
     /// The URL whose answer set `known`; the others are checked against it.
     private var primary = 0
     /// Connections the attempt opened that wait for `settle` and a host slot.
-    /// `stop`: where it must stop short of its request (a steal before it opened).
-    private var parked: [(id: UInt64, range: RequestedRange, stop: Int64?)] = []
+    /// `stop`: where it must stop short of its request (a steal before it
+    /// opened); `reader`: opened for a waiting reader, it takes no slot (R23).
+    private var parked: [(id: UInt64, range: RequestedRange, stop: Int64?, reader: Bool)] = []
+    /// Open connections that took no host slot (readers').
+    private var unslotted: Set<UInt64> = []
     /// Connections dropped inside a callback, removed at `settle`.
     private var leaving: [EasyTransfer] = []
     /// The first accepted answer (of this generation) went to the delegate.
@@ -97,7 +103,7 @@ final class TaskDownload {
         policy = request.split
         attempt = SegmentedAttempt(total: request.known.total, held: held,
                                    split: request.isFTP ? 1 : request.split.current(runningFor: 0, bytesPerSecond: 0),
-                                   minimumSegment: request.split.minimumSegment)
+                                   minimumSegment: request.split.minimumSegment, readsOnly: request.readsOnly)
         if request.known.total == nil && ftruncate(fd, off_t(held.prefixEnd)) != 0 {
             // Unknown size: the file ends where the trusted bytes end (R51).
             let err = errno
@@ -129,6 +135,13 @@ final class TaskDownload {
     func settle() {
         for transfer in leaving { remove(transfer) }
         leaving.removeAll()
+        serveReaders()
+        // Readers' connections need no slot; the others wait for one.
+        while outcome == nil, let index = parked.firstIndex(where: { $0.reader }), let url = pickURL() {
+            let next = parked.remove(at: index)
+            unslotted.insert(next.id)
+            open(next.id, next.range, stop: next.stop, from: url)
+        }
         while outcome == nil, let next = parked.first, let url = takeSlot() {
             parked.removeFirst()
             open(next.id, next.range, stop: next.stop, from: url)
@@ -136,6 +149,12 @@ final class TaskDownload {
         live.connections.store(connections.count, ordering: .relaxed)
         if outcome == nil && connections.isEmpty && parked.isEmpty { outcome = endOfAttempt() }
         if let outcome, connections.isEmpty, !finished { finish(outcome) }
+    }
+
+    /// Has what readers wait for fetched next (R23); nothing when none waits.
+    private func serveReaders() {
+        guard outcome == nil, live.readersWaiting.load(ordering: .relaxed) > 0 else { return }
+        for range in live.pendingReads() { apply(attempt.want(range)) }
     }
 
     /// curl finished connection `transfer` with `code`.
@@ -259,6 +278,11 @@ final class TaskDownload {
             if let total { prepare(total) }
             apply(attempt.responded(transfer.id, total: total, ranged: head.status == 206))
             return .write
+        case .startOver(_, let reason) where request.readsOnly:
+            // Not this attempt's to decide: the task's next download starts over.
+            end(.failed(.refused("the file changed on the server (\(reason)); resume the task to fetch it again"),
+                        ranges: attempt.written, receivedData: receivedData))
+            return .drop
         case .startOver(let total, let reason):
             if reported, transfer.mirror != primary, drop(mirror: transfer.mirror, reason) {
                 // Another mirror's file is not the first answer's (R19).
@@ -280,6 +304,8 @@ final class TaskDownload {
         let keep = ResumeDecision.bodyStartsAtZero(head)
         let several = connections.count + parked.count > 1
         apply(attempt.fellBack(keeping: keep ? transfer.id : nil, total: keep ? total : nil))
+        // Readers must not be served the old version while the file is cut (R23).
+        live.restart()
         if ftruncate(fd, 0) != 0 { endWithWriteError(errno) }
         prepared = nil
         lastCheckpointCount = 0
@@ -293,7 +319,6 @@ final class TaskDownload {
             delegate.transferStarted(id, serial: serial, response: summary,
                                      decision: .startOver(total: keep ? total : nil, reason: line))
         }
-        live.show(ByteRanges())
         guard keep else { return .drop }
         if let total { prepare(total) }
         apply(attempt.responded(transfer.id, total: total, ranged: false))
@@ -348,7 +373,9 @@ final class TaskDownload {
         for action in actions {
             switch action {
             case .open(let id, let range):
-                parked.append((id, range, nil))
+                parked.append((id, range, nil, false))
+            case .openForReader(let id, let range):
+                parked.append((id, range, nil, true))
             case .shrink(let id, let end):
                 connections[id]?.stop(at: end)
                 if let index = parked.firstIndex(where: { $0.id == id }) {
@@ -377,14 +404,14 @@ final class TaskDownload {
             let transfer = try EasyTransfer(id: id, url: urls[url], mirror: url, range: range, fd: fd, owner: self)
             let validators = validators(for: url)
             if let failure = transfer.configure(headers: request.headers, known: validators, bufferSize: bufferSize) {
-                slots.release(hosts[url])
+                releaseSlot(of: id, url)
                 return connectionFailed(id, on: url, failure)
             }
             if let stop { transfer.stop(at: stop) }
             connections[id] = transfer
             curl_multi_add_handle(multi, transfer.handle)
         } catch {
-            slots.release(hosts[url])
+            releaseSlot(of: id, url)
             connectionFailed(id, on: url, error)
         }
     }
@@ -395,13 +422,27 @@ final class TaskDownload {
     /// has a slot, so connections spread over the mirrors (R19). Nil when
     /// none may take one now.
     private func takeSlot() -> Int? {
+        urlsByLoad().first { slots.take(hosts[$0]) }
+    }
+
+    /// The URL for a reader's connection, which takes no slot: the live one
+    /// with the fewest connections.
+    private func pickURL() -> Int? {
+        urlsByLoad().first
+    }
+
+    /// The live URLs, those with the fewest connections first; with nothing
+    /// open yet every count is 0, so the primary goes first.
+    private func urlsByLoad() -> [Int] {
         var open = Array(repeating: 0, count: urls.count)
         for transfer in connections.values { open[transfer.mirror] += 1 }
-        // With nothing open yet every count is 0, so the primary goes first.
-        let ordered = urls.indices.filter { usable[$0] }
+        return urls.indices.filter { usable[$0] }
             .sorted { (open[$0], $0 == primary ? 0 : 1, $0) < (open[$1], $1 == primary ? 0 : 1, $1) }
-        for url in ordered where slots.take(hosts[url]) { return url }
-        return nil
+    }
+
+    /// Gives back the host slot connection `id` took, if it took one.
+    private func releaseSlot(of id: UInt64, _ url: Int) {
+        if unslotted.remove(id) == nil { slots.release(hosts[url]) }
     }
 
     /// What an answer from `url` is checked against and its If-Range built
@@ -435,7 +476,7 @@ final class TaskDownload {
         guard connections[transfer.id] === transfer else { return false }
         connections[transfer.id] = nil
         curl_multi_remove_handle(multi, transfer.handle)
-        slots.release(hosts[transfer.mirror])
+        releaseSlot(of: transfer.id, transfer.mirror)
         return true
     }
 
@@ -487,6 +528,10 @@ final class TaskDownload {
 
     /// What an attempt whose last connection is gone came to.
     private func endOfAttempt() -> TransferOutcome {
+        if request.readsOnly && !attempt.isComplete {
+            // Every reader is served (a waiting one would have a connection).
+            return .stopped(ranges: attempt.written)
+        }
         if let total = attempt.total {
             if attempt.isComplete { return .completed(bytes: total, total: total) }
         } else if lastFailure == nil {

@@ -15,11 +15,13 @@ public struct TransferRequest: Sendable {
     /// How many connections may fetch at once (R18), 1…16, and the smallest segment.
     public var split: SplitPolicy
     public var partialPath: String
+    /// Fetch only what readers wait for (R23: a paused or queued task being read).
+    public var readsOnly: Bool
 
     /// Speed limits and later changes of `split` are sent separately
     /// (`Engine.setSpeedLimit`, `Engine.setSplit`), since they change while a transfer runs.
     public init(id: Int64, url: String, mirrors: [String] = [], headers: [String], ranges: ByteRanges,
-                known: StoredProgress, split: SplitPolicy, partialPath: String) {
+                known: StoredProgress, split: SplitPolicy, partialPath: String, readsOnly: Bool = false) {
         self.id = id
         self.url = url
         self.mirrors = mirrors
@@ -28,6 +30,7 @@ public struct TransferRequest: Sendable {
         self.known = known
         self.split = split
         self.partialPath = partialPath
+        self.readsOnly = readsOnly
     }
 
     var isFTP: Bool { TransferProtocol(url: url) == .ftp }

@@ -342,9 +342,10 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
         XCTAssertEqual(attempt.responded(1, total: 100 * mib, ranged: false), [])
         XCTAssertEqual(attempt.want((90 * mib + 5)..<(90 * mib + 4096)),
-                       [.shrink(id: 1, end: 90 * mib), .open(id: 2, range: closed(90 * mib, 100 * mib))],
-                       "split 1, yet a second connection: at the reader's page, to the end of the claim")
-        XCTAssertEqual(attempt.connections, 2)
+                       [.shrink(id: 1, end: 90 * mib), .openForReader(id: 2, range: closed(90 * mib, 94 * mib))],
+                       "split 1, yet a second connection: at the reader's page, 4 MiB read ahead")
+        XCTAssertEqual(attempt.connections, 2, "the rest of the claim waits for a free connection")
+        XCTAssertEqual(attempt.claims, [claim(1, 0, 90 * mib), claim(2, 90 * mib, 94 * mib)])
         XCTAssertEqual(attempt.want((90 * mib + 512 * 1024)..<(91 * mib)), [], "connection 2 gets there within 1 MiB")
         XCTAssertEqual(attempt.want(0..<4096), [], "connection 1 is at byte 0")
         XCTAssertEqual(attempt.wrote(1, 0..<mib), [])
@@ -359,8 +360,48 @@ final class SegmentedAttemptTests: XCTestCase {
         let second = attempt.claims[1]
         XCTAssertEqual(attempt.ended(second.id), [], "the split is 1: its bytes wait")
         let hole = second.position + mib / 2
-        XCTAssertEqual(attempt.want(hole..<(hole + 10)), [.open(id: 3, range: closed(hole, 6 * mib))],
-                       "from the reader's byte to the held bytes after it")
+        XCTAssertEqual(attempt.want(hole..<(hole + 10)), [.openForReader(id: 3, range: closed(hole, 6 * mib))],
+                       "from the reader's byte to the held bytes after it (under 4 MiB)")
+    }
+
+    func test_R23_aSequentialReaderKeepsAWindowOpenAheadOfIt() {
+        var attempt = SegmentedAttempt(total: 100 * mib, held: ByteRanges(), split: 1)
+        _ = attempt.start()
+        _ = attempt.responded(1, total: 100 * mib, ranged: false)
+        XCTAssertEqual(attempt.want((50 * mib)..<(50 * mib + 1)),
+                       [.shrink(id: 1, end: 50 * mib), .openForReader(id: 2, range: closed(50 * mib, 54 * mib))])
+        XCTAssertEqual(attempt.wrote(2, (50 * mib)..<(51 * mib)), [])
+        XCTAssertEqual(attempt.want((51 * mib)..<(51 * mib + 4096)), [], "the window reaches 2 MiB past the reader and more")
+        XCTAssertEqual(attempt.wrote(2, (51 * mib)..<(52 * mib + 4096)), [])
+        XCTAssertEqual(attempt.want((52 * mib + 4096)..<(52 * mib + 8192)),
+                       [.openForReader(id: 3, range: closed(54 * mib, 58 * mib))],
+                       "under half a window left ahead: the next window opens after it")
+        XCTAssertEqual(attempt.want((52 * mib + 8192)..<(52 * mib + 12288)), [], "once")
+        XCTAssertEqual(attempt.wrote(1, 0..<(50 * mib)), [.abort(id: 1)],
+                       "connection 1 reached the reader's window: its open request is stopped")
+        XCTAssertEqual(attempt.ended(1), [], "the readers' windows fill the split of 1")
+        XCTAssertEqual(attempt.wrote(2, (52 * mib + 4096)..<(54 * mib)), [])
+        XCTAssertEqual(attempt.ended(2), [])
+        XCTAssertEqual(attempt.wrote(3, (54 * mib)..<(58 * mib)), [.open(id: 4, range: .from(58 * mib))],
+                       "the rest of the cut claim goes back to the split once the windows are done, on the tail")
+        XCTAssertEqual(attempt.ended(3), [])
+    }
+
+    func test_R23_aReadsOnlyAttemptFetchesOnlyWhatIsRead() {
+        var attempt = SegmentedAttempt(total: 100 * mib, held: ByteRanges([0..<(10 * mib)]), split: 4, readsOnly: true)
+        XCTAssertEqual(attempt.start(), [], "nothing opens on its own")
+        XCTAssertEqual(attempt.want(0..<mib), [], "held")
+        XCTAssertEqual(attempt.want((70 * mib + 100)..<(70 * mib + 200)),
+                       [.openForReader(id: 1, range: closed(70 * mib, 74 * mib))])
+        XCTAssertEqual(attempt.want((20 * mib)..<(20 * mib + 1)),
+                       [.openForReader(id: 2, range: closed(20 * mib, 24 * mib))])
+        XCTAssertEqual(attempt.wrote(1, (70 * mib)..<(74 * mib)), [])
+        XCTAssertEqual(attempt.ended(1), [], "no split to fill: the other bytes wait for a reader or a download")
+        XCTAssertEqual(attempt.setSplit(8), [])
+        XCTAssertEqual(attempt.connections, 1)
+        var unknown = SegmentedAttempt(total: nil, held: ByteRanges(), split: 1, readsOnly: true)
+        XCTAssertEqual(unknown.start(), [])
+        XCTAssertEqual(unknown.want(0..<mib), [], "no total: nothing to fetch ahead")
     }
 
     func test_R23_readersDoNotOpenConnectionsWithoutBoundOrOnOneConnection() {
@@ -380,9 +421,9 @@ final class SegmentedAttemptTests: XCTestCase {
         var attempt = SegmentedAttempt(total: 50 * mib, held: ByteRanges(), split: 1)
         XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
         XCTAssertEqual(attempt.want((40 * mib)..<(41 * mib)),
-                       [.shrink(id: 1, end: 40 * mib), .open(id: 2, range: closed(40 * mib, 50 * mib))])
+                       [.shrink(id: 1, end: 40 * mib), .openForReader(id: 2, range: closed(40 * mib, 44 * mib))])
         XCTAssertEqual(attempt.responded(1, total: 50 * mib, ranged: false), [], "its answer keeps the shorter end")
-        XCTAssertEqual(attempt.claims, [claim(1, 0, 40 * mib), claim(2, 40 * mib, 50 * mib)])
+        XCTAssertEqual(attempt.claims, [claim(1, 0, 40 * mib), claim(2, 40 * mib, 44 * mib)])
     }
 
     // MARK: Simulation
@@ -450,7 +491,7 @@ final class SegmentedAttemptTests: XCTestCase {
             func carry(_ actions: [SegmentAction]) {
                 for action in actions {
                     switch action {
-                    case .open(let id, let range):
+                    case .open(let id, let range), .openForReader(let id, let range):
                         if id <= lastID { return fail("open \(id) reuses or goes back from \(lastID)") }
                         lastID = id
                         if range.start > total || (range.start == total && attempt.total != nil) { return fail("open \(id) at \(range.start) beyond the file") }

@@ -33,7 +33,7 @@ final class TaskMachineTests: XCTestCase {
     private var everyEvent: [TaskEvent] {
         [.pause(log: "paused"), .resume(log: "resumed"), .requeue(log: "start requested"), .top(position: 0),
          .limit(bytesPerSecond: 1024), .split(4), .renamed(to: "other.iso"), .remove, .begin(serial: 9, at: 1),
-         .demote(log: "demoted"), .backoffOver,
+         .demote(log: "demoted"), .backoffOver, .read(serial: 11),
          .responded(serial: 5, response: response, decision: .append(total: 100), name: nil),
          .checkpointed(serial: 5, ranges: .prefix(50)), .finished(serial: 5, outcome: .stopped(ranges: .prefix(60))),
          .finished(serial: 5, outcome: .completed(bytes: 100, total: 100)),
@@ -245,9 +245,77 @@ final class TaskMachineTests: XCTestCase {
     func test_R32_removeStopsAndDeletesEverything() throws {
         let step = try apply(.remove, running())
         XCTAssertTrue(step.removed)
-        XCTAssertEqual(step.effects, [.stopTransfer(serial: 5), .deletePartial, .wake("failed: task removed\n")])
+        XCTAssertEqual(step.effects, [.stopTransfer(serial: 5), .failReads, .deletePartial, .wake("failed: task removed\n")])
         let done = try apply(.remove, task(.completed))
-        XCTAssertEqual(done.effects, [.deletePartial, .deleteFinished(name: "file.iso"), .wake("failed: task removed\n")])
+        XCTAssertEqual(done.effects, [.failReads, .deletePartial, .deleteFinished(name: "file.iso"),
+                                      .wake("failed: task removed\n")])
+        var read = task(.paused)
+        read.reading = 8
+        XCTAssertEqual(try apply(.remove, read).effects.first, .stopTransfer(serial: 0), "a reading attempt is stopped too")
+    }
+
+    // MARK: - readers (R23)
+
+    private func known(_ state: TaskState, total: Int64? = 100) -> DownloadTask {
+        var task = task(state, downloaded: 20)
+        task.total = total
+        return task
+    }
+
+    func test_R23_aReadOfAWaitingOrPausedTaskStartsAReadingAttemptAndKeepsTheState() throws {
+        for state in [TaskState.queued, .paused, .retrying] {
+            let before = known(state)
+            let step = try apply(.read(serial: 11), before)
+            XCTAssertEqual(step.task.state, state)
+            XCTAssertEqual(step.task.reading, 11)
+            XCTAssertFalse(step.task.transferring, "not a download: the scheduler does not count it")
+            XCTAssertEqual(step.effects, [.startReading(serial: 11, stored: before.stored)])
+            XCTAssertEqual(step.log, [], "reads are not logged")
+            XCTAssertFalse(step.task.differsInCatalog(from: before), "nothing to commit")
+            XCTAssertEqual(try apply(.read(serial: 12), step.task).effects, [.fetchReads],
+                           "a second read goes to the same attempt")
+        }
+        XCTAssertEqual(try apply(.read(serial: 11), known(.paused, total: nil)).effects, [.releaseReads],
+                       "no total: the file grows; the reader looks again")
+    }
+
+    func test_R23_readsOfOtherStates() throws {
+        XCTAssertEqual(try apply(.read(serial: 11), running()).effects, [.fetchReads])
+        XCTAssertEqual(try apply(.read(serial: 11), known(.failed)).effects, [.failReads], "a failed task's bytes: EIO")
+        XCTAssertEqual(try apply(.read(serial: 11), known(.completed)).effects, [.releaseReads])
+        XCTAssertEqual(try apply(.read(serial: 11), known(.verifying)).effects, [], "every byte is here")
+    }
+
+    func test_R23_aReadingAttemptKeepsWhatItFetchedAndNeverMovesTheTask() throws {
+        var reading = known(.paused)
+        reading.reading = 11
+        var step = try apply(.checkpointed(serial: 11, ranges: ByteRanges([0..<20, 50..<60])), reading)
+        XCTAssertEqual(step.task.ranges, ByteRanges([0..<20, 50..<60]))
+        step = try apply(.finished(serial: 11, outcome: .stopped(ranges: ByteRanges([0..<20, 50..<70]))), step.task)
+        XCTAssertEqual(step.task.state, .paused)
+        XCTAssertNil(step.task.reading)
+        XCTAssertEqual(step.task.downloaded, 40)
+        XCTAssertEqual(step.effects, [])
+        let failed = try apply(.finished(serial: 11, outcome: .failed(.connectionRefused, ranges: .prefix(20),
+                                                                        receivedData: false)), reading)
+        XCTAssertEqual(failed.task.state, .paused, "a read's failure is not the task's")
+        XCTAssertEqual(failed.task.attempts, reading.attempts)
+        XCTAssertEqual(failed.effects, [.failReads])
+        XCTAssertEqual(failed.log, ["a read could not be served: connection refused"])
+        let began = try apply(.begin(serial: 12, at: 1), { var t = reading; t.state = .queued; return t }())
+        XCTAssertNil(began.task.reading, "the download replaces the reading attempt")
+        XCTAssertEqual(try apply(.finished(serial: 11, outcome: .stopped(ranges: .prefix(99))), began.task).task.downloaded,
+                       20, "the replaced attempt's report is stale")
+    }
+
+    func test_R23_readersAreToldWhenTheTaskEnds() throws {
+        var moving = running()
+        moving.transferring = false
+        XCTAssertTrue(try apply(.finalized(serial: 5, result: .moved(name: "file.iso")), moving).effects.contains(.releaseReads))
+        let failed = try apply(.finished(serial: 5, outcome: .failed(.http(status: 404, retryAfter: nil), ranges: .prefix(0),
+                                                                     receivedData: false)), running())
+        XCTAssertEqual(failed.task.state, .failed)
+        XCTAssertTrue(failed.effects.contains(.failReads))
     }
 
     func test_R40_renameOfACompletedTask() throws {
@@ -374,7 +442,7 @@ final class TaskMachineTests: XCTestCase {
         tired.failuresWithoutData = 2
         let step = try apply(.finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(0), receivedData: false)), tired)
         XCTAssertEqual(step.task.state, .failed)
-        XCTAssertEqual(step.effects, [.wake("failed: connection reset\n")])
+        XCTAssertEqual(step.effects, [.wake("failed: connection reset\n"), .failReads])
         XCTAssertEqual(step.daemonLog, ["task 7 failed: connection reset"])
     }
 
@@ -428,7 +496,7 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(moved.task.state, .completed)
         XCTAssertEqual(moved.task.name, "file (1).iso")
         XCTAssertEqual(moved.task.completedAt, now)
-        XCTAssertEqual(moved.effects, [.wake("completed\n"), .runHook])
+        XCTAssertEqual(moved.effects, [.wake("completed\n"), .releaseReads, .runHook])
         let failed = try apply(.finalized(serial: 5, result: .failed("Permission denied")), done.task)
         XCTAssertEqual(failed.task.state, .failed)
         XCTAssertEqual(failed.task.error, "could not move the finished file: Permission denied")

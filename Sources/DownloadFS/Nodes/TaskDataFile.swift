@@ -3,19 +3,15 @@ import Foundation
 import FuseKit
 import Glibc
 
-/// `queue/<id>/<name>`: the task's data, readable at any time (R23): what
-/// has arrived while it downloads, the finished file once it is completed.
-///
-/// Self-contained (with `TaskDataHandle`): the next step (reads that wait
-/// for bytes and fetch their range first) changes only these two types.
+/// `queue/<id>/<name>`: the task's data, readable at any time (R23): a
+/// whole file of the task's total size as soon as that is known (reads of
+/// bytes not yet here wait for them, `TaskDataHandle`), a growing one
+/// while it is not, the finished file once the task is completed.
 struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
     let context: NodeContext
     let id: Int64
     var inode: UInt64 { NodeID.taskData(id).inode }
     var permissions: mode_t { 0o444 }
-
-    /// Bytes a reader may see of a task's data (R23: never more than arrived).
-    static func visibleSize(_ entry: TaskEntry) -> Int64 { entry.readable }
 
     /// The file holding the task's bytes now: the finished file once
     /// completed, else the partial file (which may not exist yet).
@@ -31,18 +27,18 @@ struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
                                       modified: context.time(OriginAttributes.modified(entry.record)),
                                       attributeTimeout: KernelCacheTime.announced)
         }
-        // Grows as bytes land (R23): asked afresh every time.
-        return context.attributes(inode, .regular, permissions, size: Self.visibleSize(entry),
+        // The total, or growing as bytes land (R23): asked afresh every time.
+        return context.attributes(inode, .regular, permissions, size: entry.dataSize,
                                   modified: context.time(entry.record.addedAt), attributeTimeout: KernelCacheTime.live)
     }
 
     func open() throws(Errno) -> any OpenFile {
         let entry = try context.task(id)
-        let completed = entry.record.state == .completed
-        let fd = Glibc.open(Self.path(entry, in: context.state), O_RDONLY | O_CLOEXEC)
-        // An unfinished task may have no partial file yet: opened at the first read.
-        if completed && fd < 0 { throw .io }
-        return TaskDataHandle(context: context, id: id, descriptor: fd, caching: completed ? .keep : .none)
+        let handle = TaskDataHandle(context: context, id: id, caching: entry.record.state == .completed ? .keep : .none)
+        // An unfinished task's file is opened at the first read that finds
+        // bytes in it (there may be none yet); a finished one must be there.
+        if entry.record.state == .completed && handle.descriptor(for: entry) < 0 { throw .io }
+        return handle
     }
 
     func extendedAttribute(_ name: String) throws(Errno) -> [UInt8] {

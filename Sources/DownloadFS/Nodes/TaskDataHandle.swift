@@ -1,52 +1,120 @@
+import DownloadFSCore
+import Engine
 import FuseKit
 import Glibc
 import Synchronization
 
-/// An open data file of a task (R23). Reads are served from the partial or
-/// finished file's descriptor, never past what has arrived.
+/// An open data file of a task (R23).
 ///
-/// The descriptor is opened at `open` when the file exists, else by the
-/// first read that finds it. Concurrent reads of one handle may both find
-/// none and both open one: the first to store its descriptor wins, the
-/// other closes its own (issue 9, item 8: the loser used to leak).
+/// - A completed task's file is spliced to the reader, as in `files/`.
+/// - An unfinished one whose total is known is a whole file: bytes the
+///   task holds are served at once; a read of others waits, its reply
+///   parked in the task's `LiveProgress` (no thread held), while the loop
+///   has the task fetch them first; it is answered when they are written,
+///   EIO when they will not come, EINTR when the reader is interrupted.
+/// - Without a total it grows: bytes from 0 without a hole, then end of file.
+///
+/// Unfinished bytes are copied (`pread`), and served only if the file's
+/// generation is still the one they were read under: a start-over cuts or
+/// replaces the file, and a reader must never get the old version's bytes
+/// or the zeros of a cut file.
 final class TaskDataHandle: FileReader, FileReleaser {
     private let context: NodeContext
     private let id: Int64
-    /// -1 until a descriptor is stored; set at most once, closed at release.
-    private let descriptor: Atomic<Int32>
     let caching: FileCaching
 
-    init(context: NodeContext, id: Int64, descriptor: Int32, caching: FileCaching) {
+    private struct Descriptors {
+        /// -1 until opened; valid for `generation` of the task's data file.
+        var fd: Int32 = -1
+        var generation: UInt64 = 0
+        /// Descriptors of older generations: another read may still use
+        /// one, so they are closed at release, not when replaced.
+        var retired: [Int32] = []
+    }
+    private let descriptors = Mutex(Descriptors())
+
+    init(context: NodeContext, id: Int64, caching: FileCaching) {
         self.context = context
         self.id = id
-        self.descriptor = Atomic(descriptor)
         self.caching = caching
     }
 
     func read(size: Int, offset: Int64, reply: ReadReply) {
         guard let entry = context.table.entry(id) else { reply.error(.noEntry); return }
-        let fd = opened(entry)
-        let visible = TaskDataFile.visibleSize(entry)
-        guard fd >= 0, offset < visible else { reply.bytes([]); return }
-        reply.file(fd, offset: offset, size: min(size, Int(visible - offset)))
+        let record = entry.record
+        if record.state == .completed {
+            let fd = descriptor(for: entry)
+            guard fd >= 0 else { reply.error(.io); return }
+            guard offset < record.downloaded else { reply.bytes([]); return }
+            reply.file(fd, offset: offset, size: min(size, Int(record.downloaded - offset)))
+            return
+        }
+        let (generation, ranges) = entry.held
+        guard let total = record.total else {
+            // Unknown total: the bytes from 0 without a hole, then end of file.
+            let end = min(offset + Int64(size), ranges.prefixEnd)
+            guard offset < end else { reply.bytes([]); return }
+            return serve(offset..<end, of: entry, generation: generation, size: size, reply: reply)
+        }
+        let wanted = offset..<max(offset, min(offset + Int64(size), total))
+        guard !wanted.isEmpty else { reply.bytes([]); return }
+        if ranges.covers(wanted) {
+            return serve(wanted, of: entry, generation: generation, size: size, reply: reply)
+        }
+        guard record.state != .failed else { reply.error(.io); return }
+        context.loop.awaitBytes(id, wanted, reader: { [self] outcome in
+            switch outcome {
+            case .ready: read(size: size, offset: offset, reply: reply)
+            case .failed: reply.error(.io)
+            }
+        }, parked: { live, token in
+            reply.onInterrupt { if live.cancel(token) { reply.error(.interrupted) } }
+        })
     }
 
-    /// The handle's descriptor, opening the file if it now exists.
-    private func opened(_ entry: TaskEntry) -> Int32 {
-        let stored = descriptor.load(ordering: .acquiring)
-        if stored >= 0 { return stored }
+    /// Answers with `range` of the unfinished file, read under `generation`;
+    /// reads again (`read`) when the file changed meanwhile.
+    private func serve(_ range: Range<Int64>, of entry: TaskEntry, generation: UInt64, size: Int, reply: ReadReply) {
+        let fd = descriptor(for: entry, generation: generation)
+        guard fd >= 0 else { reply.error(.io); return }
+        var buffer = [UInt8](repeating: 0, count: range.count)
+        let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(range.lowerBound)) }
+        if context.table.entry(id)?.held.generation ?? generation != generation {
+            return read(size: size, offset: range.lowerBound, reply: reply)
+        }
+        guard got == range.count else { reply.error(.io); return }
+        reply.bytes(buffer)
+    }
+
+    /// The handle's descriptor of the task's data file as of `generation`
+    /// (default: the current one), opening it when there is none or it is
+    /// of an older generation; -1 if the file cannot be opened.
+    func descriptor(for entry: TaskEntry, generation: UInt64? = nil) -> Int32 {
+        let generation = generation ?? entry.held.generation
+        let current = descriptors.withLock { $0.fd >= 0 && $0.generation == generation ? $0.fd : -1 }
+        if current >= 0 { return current }
         let fd = Glibc.open(TaskDataFile.path(entry, in: context.state), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return -1 }
-        let (won, winner) = descriptor.compareExchange(expected: -1, desired: fd, ordering: .acquiringAndReleasing)
-        if won { return fd }
-        close(fd)
-        return winner
+        // Reads racing here may each open one: the first stored wins, the
+        // others close their own (issue 9, item 8: they used to leak).
+        let (kept, spare) = descriptors.withLock { d -> (Int32, Int32) in
+            if d.fd >= 0 && d.generation == generation { return (d.fd, fd) }
+            if d.fd >= 0 { d.retired.append(d.fd) }
+            d.fd = fd
+            d.generation = generation
+            return (fd, -1)
+        }
+        if spare >= 0 { close(spare) }
+        return kept
     }
 
     /// After the kernel's last read of this handle (it sends release once
     /// every request on the file has ended).
     func release() {
-        let fd = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
-        if fd >= 0 { close(fd) }
+        let all = descriptors.withLock { d -> [Int32] in
+            defer { d = Descriptors() }
+            return d.retired + (d.fd >= 0 ? [d.fd] : [])
+        }
+        for fd in all { close(fd) }
     }
 }
