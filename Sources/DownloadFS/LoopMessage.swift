@@ -12,7 +12,8 @@ enum LoopMessage: Sendable {
     case remove(Int64, LoopReply<Void, CatalogError>)
     case rename(Int64, String, LoopReply<Void, RenameError>)
     /// A reader waits for bytes of a task (R23): park `reader` in the
-    /// task's live progress, tell `parked` its token, fetch the bytes.
-    case read(Int64, Range<Int64>, LiveProgress.Reader, @Sendable (LiveProgress, UInt64) -> Void)
+    /// task's live progress, tell `parked` its token, fetch the bytes
+    /// (nil: wait for the task to tell its readers, e.g. its completion).
+    case read(Int64, Range<Int64>?, LiveProgress.Reader, @Sendable (LiveProgress, UInt64) -> Void)
     case shutdown(LoopReply<Void, Never>)
 }

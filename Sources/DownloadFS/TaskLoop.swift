@@ -207,7 +207,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     /// A reader waits for `range` of task `id` (R23): `reader` is told when
     /// the bytes are written (or will not come), `parked` gets the token an
     /// interrupted reader cancels with; the task fetches the range first.
-    func awaitBytes(_ id: Int64, _ range: Range<Int64>, reader: @escaping LiveProgress.Reader,
+    /// A nil range waits for the task to tell its readers (completed, failed).
+    func awaitBytes(_ id: Int64, _ range: Range<Int64>?, reader: @escaping LiveProgress.Reader,
                     parked: @escaping @Sendable (LiveProgress, UInt64) -> Void) {
         send(.read(id, range, reader, parked))
     }
@@ -323,7 +324,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     /// Parks a reader in its task's live progress (made if the task has
     /// none yet) and has the task fetch what it waits for (R23).
-    private func read(_ id: Int64, _ range: Range<Int64>, _ reader: @escaping LiveProgress.Reader,
+    private func read(_ id: Int64, _ range: Range<Int64>?, _ reader: @escaping LiveProgress.Reader,
                       _ parked: @Sendable (LiveProgress, UInt64) -> Void, _ batch: inout LoopBatch) {
         guard let task = tasks[id] else { return reader(.failed) }
         let live = lives[id] ?? LiveProgress(task.ranges)

@@ -34,7 +34,8 @@ public final class LiveProgress: Sendable {
     public typealias Reader = @Sendable (ReadOutcome) -> Void
 
     private struct Waiter {
-        let range: Range<Int64>
+        /// nil: until the task tells its readers (`release`).
+        let range: Range<Int64>?
         let reader: Reader
     }
 
@@ -59,7 +60,7 @@ public final class LiveProgress: Sendable {
         received.store(ranges.count, ordering: .releasing)
         let ready = held.withLock { state -> [Reader] in
             state.ranges = ranges
-            return take(from: &state) { ranges.covers($0.range) }
+            return take(from: &state) { $0.range.map(ranges.covers) ?? false }
         }
         Self.tell(ready, .ready)
     }
@@ -83,11 +84,12 @@ public final class LiveProgress: Sendable {
     public var generation: UInt64 { held.withLock { $0.generation } }
 
     /// Calls `reader` (on another thread) once every byte of `range` is
-    /// written, or the task tells its readers otherwise (`release`). At
-    /// once if the bytes are there already. Returns a token for `cancel`.
-    public func wait(for range: Range<Int64>, _ reader: @escaping Reader) -> UInt64 {
+    /// written, or the task tells its readers otherwise (`release`; only
+    /// that for a nil range). At once if the bytes are there already.
+    /// Returns a token for `cancel`.
+    public func wait(for range: Range<Int64>?, _ reader: @escaping Reader) -> UInt64 {
         let token = held.withLock { state -> UInt64? in
-            guard !state.ranges.covers(range) else { return nil }
+            if let range, state.ranges.covers(range) { return nil }
             let token = state.nextToken
             state.nextToken += 1
             state.waiters[token] = Waiter(range: range, reader: reader)
@@ -111,7 +113,7 @@ public final class LiveProgress: Sendable {
 
     /// The ranges readers wait for, for the engine to fetch first.
     public func pendingReads() -> [Range<Int64>] {
-        held.withLock { state in state.waiters.values.map(\.range).sorted { $0.lowerBound < $1.lowerBound } }
+        held.withLock { state in state.waiters.values.compactMap(\.range).sorted { $0.lowerBound < $1.lowerBound } }
     }
 
     /// Tells every waiting reader `outcome`.

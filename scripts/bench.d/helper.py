@@ -6,11 +6,27 @@
                                             holds N entries; prints the seconds
     helper.py latency MNT ID[,ID...] SECS   time reads of MNT/queue/<first id>/status
                                             while every task is `downloading`
+    helper.py offsets SIZE K SEED           the K read offsets of `stream`, in the order read
+    helper.py reads [--hold] FILE SRC K SEED [MNT ID]
+                                            time K reads of 64 KiB (open, pread, close)
+                                            of FILE at those offsets, checked against SRC;
+                                            with MNT and ID, FILE is a URL to add to
+                                            MNT/queue/new first, and the reads go to the
+                                            task's data file once it has its full size;
+                                            --hold keeps one more handle open meanwhile
+    helper.py cat FILE SRC [MNT]            read FILE to the end in 128 KiB reads (as cat
+                                            does), checked against SRC; with MNT, FILE is
+                                            a URL added to MNT/queue/new first, the data
+                                            file read once it has its full size, and the
+                                            download timed too (until queue/1/wait answers)
 """
 
 import os
+import random
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -119,6 +135,234 @@ def latency(mnt, ids, seconds):
     return 0
 
 
+READ = 64 * 1024
+
+
+def add_url(mnt, url):
+    """Writes one URL line to queue/new (one write, then close)."""
+    with open(os.path.join(mnt, "queue", "new"), "wb", buffering=0) as handle:
+        handle.write(url.encode() + b"\n")
+
+
+def offsets(size, count, seed):
+    """`count` offsets of 64 KiB reads, 4 KiB aligned, in the last 60 % of a
+    file of `size` bytes (where a download that starts at byte 0 has not
+    got to early on), from a fixed seed, spaced apart (up to 16 MiB), and
+    given from the last to the first: a connection that a read makes the
+    download open runs on towards the end, so it never reaches the offset
+    of a later read."""
+    low, high = (size * 2 // 5) // 4096, (size - READ) // 4096
+    if high <= low:
+        return [0] * count
+    gap = max(1, min(16 << 20, (high - low) * 4096 // (2 * count)) // 4096)
+    rng = random.Random(seed)
+    chosen = []
+    for _ in range(count * 1000):
+        if len(chosen) == count:
+            break
+        page = rng.randint(low, high)
+        if all(abs(page - other) >= gap for other in chosen):
+            chosen.append(page)
+    while len(chosen) < count:  # a tiny file: spacing given up
+        chosen.append(rng.randint(low, high))
+    return sorted((page * 4096 for page in chosen), reverse=True)
+
+
+class Overdue(Exception):
+    pass
+
+
+def _overdue(signum, frame):
+    raise Overdue()
+
+
+def wait_full(mnt, task, deadline):
+    """Waits until the task is `downloading` and its data file has its full
+    size (R23). Returns (path, size, seconds waited, problem or None)."""
+    start = time.monotonic()
+    last = {}
+    while time.monotonic() < deadline:
+        try:
+            last = status(mnt, task)
+        except OSError:
+            last = {}
+        name, total, state = last.get("name", "-"), last.get("total", "-"), last.get("state")
+        if name not in ("-", "") and total.isdigit():
+            path = os.path.join(mnt, "queue", str(task), name)
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                size = -1
+            if state == "downloading" and size == int(total):
+                return path, size, time.monotonic() - start, None
+            if state in ("completed", "failed"):
+                return path, int(total), time.monotonic() - start, (
+                    f"the task was {state} before its data file had its full size (st_size {size} of {total})")
+        time.sleep(0.002)
+    name = last.get("name", "-")
+    path = os.path.join(mnt, "queue", str(task), name)
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = -1
+    return path, None, time.monotonic() - start, (
+        f"no full-size data file within the deadline (state {last.get('state', '?')}, "
+        f"st_size {size} of {last.get('total', '?')})")
+
+
+def reads(target, source, count, seed, mnt=None, task=None, hold=False):
+    """Times `count` reads of 64 KiB: open, pread, close, in-process, each at
+    most 10 s (SIGALRM; a FUSE read that ignores the interrupt is left to the
+    caller's `timeout`). Each is checked against the same bytes of SOURCE; a
+    short read or other bytes is a wrong read, left out of the percentiles.
+    Prints one summary line (`ahead no` when the task was not downloading
+    from before the first read until after the last), one line per wrong
+    read or note, then `ms T` for each good read. `hold` keeps one more handle on TARGET open during
+    the reads: httpdirfs 1.2.5 with --cache crashes when the last handle of
+    a file is closed while its background fetch runs ("Cache_free: could not
+    destroy w_lock", its issue 174); with another handle open a read's close
+    is not the last."""
+    size = os.path.getsize(source)
+    notes = []
+    context = ""
+    ahead = "-"
+    if mnt is not None:
+        add_url(mnt, target)
+        target, full, waited, problem = wait_full(mnt, task, time.monotonic() + 60)
+        if problem:
+            notes.append(problem)
+        before = status(mnt, task)
+        context = (f" | full size after {waited:.3f} s | before the reads: downloaded "
+                   f"{before.get('downloaded')} connections {before.get('connections')}")
+    signal.signal(signal.SIGALRM, _overdue)
+    held = os.open(target, os.O_RDONLY) if hold else None
+    good, bad = [], []
+    with open(source, "rb") as src:
+        for offset in offsets(size, count, seed):
+            want = os.pread(src.fileno(), READ, offset)
+            got = b""
+            calls = 0
+            start = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, 10)
+            try:
+                fd = os.open(target, os.O_RDONLY)
+                try:
+                    while len(got) < READ:
+                        calls += 1
+                        chunk = os.pread(fd, READ - len(got), offset + len(got))
+                        if not chunk:
+                            break
+                        got += chunk
+                finally:
+                    os.close(fd)
+                error = None
+            except Overdue:
+                error = "no answer within 10 s"
+            except OSError as failure:
+                error = f"{failure.strerror or failure}"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            elapsed = time.perf_counter() - start
+            if error is None and got != want:
+                if len(got) < len(want):
+                    error = f"short read: {len(got)} of {len(want)} bytes"
+                else:
+                    first = next(i for i in range(len(want)) if got[i] != want[i])
+                    error = f"wrong bytes from +{first}"
+            if error is None:
+                good.append(elapsed)
+            else:
+                bad.append(f"wrong read at {offset}: {error} ({elapsed * 1000:.1f} ms)")
+            if calls > 1 and error is None:
+                notes.append(f"read at {offset} took {calls} preads")
+    if held is not None:
+        os.close(held)
+    if mnt is not None:
+        after = status(mnt, task)
+        context += (f" | after: downloaded {after.get('downloaded')} connections "
+                    f"{after.get('connections')} state {after.get('state')}")
+        # Ahead of the download: it was under way, bytes still missing, from
+        # before the first read until after the last.
+        ahead = "yes"
+        if before.get("state") != "downloading" or before.get("downloaded") == before.get("total"):
+            ahead = "no"
+            notes.append(f"not ahead: before the reads the task was {before.get('state')} with "
+                         f"{before.get('downloaded')} of {before.get('total')} bytes")
+        elif after.get("state") != "downloading":
+            ahead = "no"
+            notes.append(f"not ahead: the task was {after.get('state')} by the end of the reads")
+    ms = lambda v: f"{v * 1000:.2f}"
+    summary = (f"p50 {ms(percentile(good, 0.5))} p99 {ms(percentile(good, 0.99))} "
+               f"max {ms(max(good))}") if good else "p50 - p99 - max -"
+    print(f"reads {count} good {len(good)} {summary} ahead {ahead}{context}")
+    for line in bad + notes:
+        print(line)
+    for value in good:
+        print(f"ms {value * 1000:.3f}")
+    return 0
+
+
+def cat(target, source, mnt=None):
+    """Reads TARGET to the end, 128 KiB at a time, comparing with SOURCE.
+    With MNT: TARGET is a URL; the clock starts at the write to queue/new,
+    the data file is read once it has its full size, and a thread times the
+    download until queue/1/wait answers. Prints `cat S download S|- bytes N
+    ok|wrong ...` (with MNT, then when the reading began)."""
+    size = os.path.getsize(source)
+    done = {}
+    notes = []
+    start = time.monotonic()
+    if mnt is not None:
+        start = time.monotonic()
+        add_url(mnt, target)
+
+        def waiter():
+            with open(os.path.join(mnt, "queue", "1", "wait"), "rb") as handle:
+                done["result"] = handle.read().decode(errors="replace").strip()
+            done["at"] = time.monotonic()
+
+        thread = threading.Thread(target=waiter, daemon=True)
+        thread.start()
+        limit = start + max(120, size / (8 << 20))
+        target, full, waited, problem = wait_full(mnt, 1, limit)
+        if problem:
+            notes.append(problem)
+            if not os.path.exists(target):
+                target = os.path.join(mnt, "files", os.path.basename(target))
+    verdict = "ok"
+    total = 0
+    try:
+        with open(source, "rb") as src, open(target, "rb", buffering=0) as data:
+            while True:
+                chunk = data.read(128 * 1024)
+                if not chunk:
+                    break
+                want = src.read(len(chunk))
+                if chunk != want and verdict == "ok":
+                    first = next((i for i in range(min(len(chunk), len(want))) if chunk[i] != want[i]), len(want))
+                    verdict = f"wrong bytes at {total + first}"
+                total += len(chunk)
+    except OSError as failure:
+        verdict = f"error after {total} bytes: {failure.strerror or failure}"
+    ended = time.monotonic()
+    if verdict == "ok" and total != size:
+        verdict = f"wrong length: {total} of {size} bytes"
+    download = "-"
+    if mnt is not None:
+        thread.join(max(1, start + max(60, size / (4 << 20)) - time.monotonic()))
+        if "at" in done:
+            download = f"{done['at'] - start:.3f}"
+            if done["result"] != "completed":
+                notes.append(f"the download ended: {done['result']}")
+        else:
+            notes.append("the download had not ended by the deadline")
+    began = f" | read from {waited:.3f} s on" if mnt is not None else ""
+    print(f"cat {ended - start:.3f} download {download} bytes {total} {verdict}{began}")
+    for line in notes:
+        print(line)
+    return 0
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "add":
         add(argv[2], argv[3])
@@ -127,6 +371,17 @@ def main(argv):
         return fill(argv[2], argv[3], int(argv[4]), float(argv[5]))
     if len(argv) == 5 and argv[1] == "latency":
         return latency(argv[2], argv[3], float(argv[4]))
+    if len(argv) == 5 and argv[1] == "offsets":
+        print("\n".join(str(o) for o in offsets(int(argv[2]), int(argv[3]), int(argv[4]))))
+        return 0
+    if len(argv) >= 2 and argv[1] == "reads":
+        hold = "--hold" in argv
+        argv = [word for word in argv if word != "--hold"]
+        if len(argv) in (6, 8):
+            mnt, task = (argv[6], argv[7]) if len(argv) == 8 else (None, None)
+            return reads(argv[2], argv[3], int(argv[4]), int(argv[5]), mnt, task, hold)
+    if len(argv) in (4, 5) and argv[1] == "cat":
+        return cat(argv[2], argv[3], argv[4] if len(argv) == 5 else None)
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -39,14 +39,16 @@ def test_r23_first_reads_racing_on_one_handle_leak_no_descriptor(make_mount, fau
         mount.ctl(task, "start")
         mount.wait_downloaded(task, 64 * KiB)
         # The kernel answers an asynchronous read past the size it knows
-        # itself: let it learn the size (a stat; it opens nothing).
-        assert os.fstat(fds[0]).st_size > 0
+        # itself: let it learn the size (a stat; it opens nothing). The total
+        # is known now, so that is the full size (R23).
+        assert os.fstat(fds[0]).st_size == 16 * MiB
         # libfuse starts worker threads as requests queue up: have them all
         # started, so the reads below are served in parallel.
         with opened(mount.task_dir(task) / "url", os.O_RDONLY) as url:
             os.fstat(url)
             read_all_at_once([(url, 0)] * 64)
-        # Every handle's first reads reach the daemon together.
+        # Every handle's first reads reach the daemon together; they ask for
+        # bytes already written, so each is served at once (R23).
         results = read_all_at_once([(fd, 0) for fd in fds for _ in range(reads)])
         assert all(result == 4096 for result in results), results
     finally:

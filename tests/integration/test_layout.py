@@ -142,8 +142,12 @@ def test_r7_status_is_fresh(mount, faultserver):
 
 
 def test_r7_growing_data_file_size(mount, faultserver):
+    # A server that sends no Content-Length: the total is unknown, so the
+    # data file grows as bytes land (R7, R23). With a known total it has its
+    # full size from the start (test_read_before_done.py).
     size = 6 * MiB
-    task = mount.add_one(faultserver.add("/grow.bin", size=size, throttle=2 * MiB))
+    task = mount.add_one(faultserver.add("/grow.bin", size=size, throttle=2 * MiB,
+                                         length_unknown=True))
     mount.wait_state(task, "downloading")
     data = mount.task_dir(task) / "grow.bin"
     sizes = []
@@ -156,6 +160,7 @@ def test_r7_growing_data_file_size(mount, faultserver):
 
     wait_until(grew_three_times, 10, "the data file to grow")
     assert sizes == sorted(sizes) and sizes[-1] < size, sizes
+    assert mount.status(task)["total"] == "unknown"
 
 
 def test_r7_task_dir_exists_at_close(mount, faultserver):

@@ -4,9 +4,20 @@ import os
 import subprocess
 import time
 
-from support.files import KiB, MiB, sha256_file, sha256_of
+from support.files import KiB, MiB, content, sha256_file, sha256_of
 from support.status import Table
 from support.waiting import stays_true, wait_until
+
+
+def _pread_prefix(fd, length):
+    """Exactly bytes [0, length) of `fd` (fewer only at end-of-file), no more asked."""
+    got = bytearray()
+    while len(got) < length:
+        chunk = os.pread(fd, length - len(got), len(got))
+        if not chunk:
+            break
+        got += chunk
+    return bytes(got)
 
 
 def _regular_files(root):
@@ -29,7 +40,15 @@ def test_r30_pause_resume(mount, faultserver):
     wait_until(lambda: all(r.finished for r in faultserver.gets("/p.bin")), 5,
                "the transfer to stop")
     stays_true(lambda: mount.status(task)["downloaded"] == str(kept), 1.0, "no bytes while paused")
-    assert os.stat(mount.task_dir(task) / "p.bin").st_size == kept, "paused data not kept"
+    # R23: a paused task's data file has its full size, and the bytes it
+    # holds read back as they are (a read of held bytes fetches nothing,
+    # which the resume's Range below also shows).
+    data = mount.task_dir(task) / "p.bin"
+    assert os.stat(data).st_size == size, "a paused task's data file is not full size"
+    asked = len(faultserver.gets("/p.bin"))
+    with open(data, "rb", buffering=0) as handle:
+        assert _pread_prefix(handle.fileno(), kept) == content(7, kept), "paused data not kept"
+    assert len(faultserver.gets("/p.bin")) == asked, "a read of held bytes asked the server"
     mount.ctl(task, "resume")
     mount.wait_state(task, "completed", timeout=30)
     resumed = faultserver.gets("/p.bin")[-1]

@@ -1,8 +1,12 @@
 """R20, R21, R23: task status, the root table, and reading unfinished data."""
 
 import os
+import random
 import re
+import threading
 import time
+
+import pytest
 
 from support.files import MiB, content, sha256_file, sha256_of
 from support.status import (ETA_RE, PROGRESS_RE, SPEED_RE, STATES, STATUS_KEYS, TIME_RE,
@@ -161,23 +165,70 @@ def test_r21_totals_count_unknown_sizes_only_in_bytes_done_and_say_how_many(moun
     assert "unknown" not in totals, f"a finished download's size is known: {totals}"
 
 
-def test_r23_partial_never_returns_unarrived_bytes(mount, faultserver):
+def _pread_within(path, offset, length, timeout=5.0):
+    """pread `length` bytes at `offset` (or up to end-of-file) in a helper
+    thread, so a daemon that never answers fails the test instead of hanging it."""
+    box = {}
+
+    def run():
+        try:
+            with open(path, "rb") as handle:
+                got = bytearray()
+                while len(got) < length:
+                    chunk = os.pread(handle.fileno(), length - len(got), offset + len(got))
+                    if not chunk:
+                        break
+                    got += chunk
+                box["data"] = bytes(got)
+        except OSError as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise AssertionError(f"a read at {offset} of {path} still blocked after {timeout}s")
+    if "error" in box:
+        raise box["error"]
+    return box["data"]
+
+
+@pytest.mark.parametrize("total", ["known", "unknown"])
+def test_r23_partial_reads_return_only_the_servers_bytes(mount, faultserver, total):
+    """A read of an unfinished download never returns bytes other than the
+    server's. With a known total the file has its full size and any range
+    reads as the server's bytes (a read of missing bytes waits for them);
+    with no Content-Length it grows and ends where the arrived bytes end."""
     size = 6 * MiB
     expected = content(5, size)
-    task = mount.add_one(faultserver.add("/grow.bin", size=size, seed=5, throttle=2 * MiB))
-    mount.wait_state(task, "downloading")
+    unknown = total == "unknown"
+    task = mount.add_one(faultserver.add("/grow.bin", size=size, seed=5, throttle=MiB,
+                                         length_unknown=unknown))
+    mount.wait_downloaded(task, 64 * 1024)
     path = mount.task_dir(task) / "grow.bin"
+    pick = random.Random(23)
     partial_reads = 0
-    while mount.status(task)["state"] != "completed":
+    deadline = time.monotonic() + 60
+    while True:
+        status = mount.status(task)
+        if status["state"] == "completed":
+            break
+        assert time.monotonic() < deadline, f"the download did not end: {status}"
+        held = int(status["downloaded"])
         reported = os.stat(path).st_size
-        with open(path, "rb") as handle:
-            data = handle.read()
-            past_end = os.pread(handle.fileno(), 4096, reported + 65536)
-        assert data == expected[:len(data)], f"bytes that never arrived (read {len(data)})"
-        assert past_end == b"" or past_end == expected[reported + 65536:][:len(past_end)]
-        if 0 < len(data) < size:
+        if unknown:
+            data = _pread_within(path, 0, size)
+            assert data == expected[:len(data)], f"bytes that never arrived (read {len(data)})"
+            assert len(data) >= min(reported, held), (len(data), reported, held)
+            past_end = _pread_within(path, reported + 65536, 4096)
+            assert past_end == expected[reported + 65536:][:len(past_end)]
+        else:
+            assert reported == size, f"st_size {reported} of a {size}-byte download"
+            offset = pick.randrange(0, size - 65536)
+            data = _pread_within(path, offset, 65536)
+            assert data == expected[offset:offset + 65536], f"not the server's bytes at {offset}"
+        if held < size:
             partial_reads += 1
         time.sleep(0.05)  # pace the loop
     assert partial_reads >= 3, "never saw the file while it was partial"
-    with open(path, "rb") as handle:
-        assert handle.read() == expected
+    assert _pread_within(path, 0, size + 1) == expected

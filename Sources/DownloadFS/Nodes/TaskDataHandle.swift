@@ -62,7 +62,14 @@ final class TaskDataHandle: FileReader, FileReleaser {
             return serve(wanted, of: entry, generation: generation, size: size, reply: reply)
         }
         guard record.state != .failed else { reply.error(.io); return }
-        context.loop.awaitBytes(id, wanted, reader: { [self] outcome in
+        park(wanted, size: size, offset: offset, reply: reply)
+    }
+
+    /// Parks the read until `range` is written (nil: until the task tells
+    /// its readers), then reads again; EIO if the bytes will not come,
+    /// EINTR if the reader is interrupted first.
+    private func park(_ range: Range<Int64>?, size: Int, offset: Int64, reply: ReadReply) {
+        context.loop.awaitBytes(id, range, reader: { [self] outcome in
             switch outcome {
             case .ready: read(size: size, offset: offset, reply: reply)
             case .failed: reply.error(.io)
@@ -76,7 +83,15 @@ final class TaskDataHandle: FileReader, FileReleaser {
     /// reads again (`read`) when the file changed meanwhile.
     private func serve(_ range: Range<Int64>, of entry: TaskEntry, generation: UInt64, size: Int, reply: ReadReply) {
         let fd = descriptor(for: entry, generation: generation)
-        guard fd >= 0 else { reply.error(.io); return }
+        guard fd >= 0 else {
+            // Every byte is here and the file is being moved into files/:
+            // read it there once the task shows completed.
+            if errno == ENOENT, entry.record.state == .downloading || entry.record.state == .verifying {
+                return park(nil, size: size, offset: range.lowerBound, reply: reply)
+            }
+            reply.error(.io)
+            return
+        }
         var buffer = [UInt8](repeating: 0, count: range.count)
         let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(range.lowerBound)) }
         if context.table.entry(id)?.held.generation ?? generation != generation {
