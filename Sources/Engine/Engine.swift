@@ -32,6 +32,10 @@ public final class Engine: @unchecked Sendable {
     /// Each task's running attempt, by task id.
     private var downloads: [Int64: TaskDownload] = [:]
     private let slots: HostSlots
+    /// Readers' windows (R23) have slots of their own, as many per host:
+    /// they never wait behind background segments, and a folder of files
+    /// read at once (a thumbnailer) does not open connections without bound.
+    private let readerSlots: HostSlots
     private var running = true
     private var lastSample = 0.0
 
@@ -42,6 +46,7 @@ public final class Engine: @unchecked Sendable {
         let multi = curl_multi_init()!
         self.multi = multi
         slots = HostSlots(limit: maxConnectionsPerHost)
+        readerSlots = HostSlots(limit: maxConnectionsPerHost)
         let handle = MultiHandle(pointer: multi)
         checkpointer = Checkpointer(wake: { curl_multi_wakeup(handle.pointer) })
         // Reuse connections across tasks to the same host (many small files).
@@ -126,7 +131,7 @@ public final class Engine: @unchecked Sendable {
             if let old = downloads.removeValue(forKey: request.id) { old.stop() }
             do {
                 let download = try TaskDownload(request: request, serial: serial, live: live, multi: multi,
-                                                slots: slots, checkpointer: checkpointer, delegate: delegate)
+                                                slots: slots, readerSlots: readerSlots, checkpointer: checkpointer, delegate: delegate)
                 downloads[request.id] = download
                 download.start()
             } catch {

@@ -38,6 +38,7 @@ final class TaskDownload {
     private let fd: Int32
     private let multi: UnsafeMutableRawPointer
     private let slots: HostSlots
+    private let readerSlots: HostSlots
     private unowned(unsafe) let delegate: EngineDelegate
     private let sync: SyncProgress
     private let lane: Checkpointer.Lane
@@ -61,10 +62,11 @@ final class TaskDownload {
     private var primary = 0
     /// Connections the attempt opened that wait for `settle` and a host slot.
     /// `stop`: where it must stop short of its request (a steal before it
-    /// opened); `reader`: opened for a waiting reader, it takes no slot (R23).
+    /// opened); `reader`: opened for a waiting reader, it takes a reader's
+    /// slot (R23).
     private var parked: [(id: UInt64, range: RequestedRange, stop: Int64?, reader: Bool)] = []
-    /// Open connections that took no host slot (readers').
-    private var unslotted: Set<UInt64> = []
+    /// Open connections that took a reader's slot.
+    private var readers: Set<UInt64> = []
     /// Connections dropped inside a callback, removed at `settle`.
     private var leaving: [EasyTransfer] = []
     /// The first accepted answer (of this generation) went to the delegate.
@@ -84,12 +86,13 @@ final class TaskDownload {
     /// Opens the data file and plans the attempt. Throws the failure to
     /// report when the file cannot be opened.
     init(request: TransferRequest, serial: UInt64, live: LiveProgress, multi: UnsafeMutableRawPointer,
-         slots: HostSlots, checkpointer: Checkpointer, delegate: EngineDelegate) throws(TransferFailure) {
+         slots: HostSlots, readerSlots: HostSlots, checkpointer: Checkpointer, delegate: EngineDelegate) throws(TransferFailure) {
         self.request = request
         self.serial = serial
         self.live = live
         self.multi = multi
         self.slots = slots
+        self.readerSlots = readerSlots
         self.delegate = delegate
         urls = [request.url] + request.mirrors
         hosts = urls.map(HostKey.of)
@@ -136,14 +139,14 @@ final class TaskDownload {
         for transfer in leaving { remove(transfer) }
         leaving.removeAll()
         serveReaders()
-        // Readers' connections need no slot; the others wait for one.
-        while outcome == nil, let index = parked.firstIndex(where: { $0.reader }), let url = pickURL() {
+        // Readers' connections take readers' slots; the others wait for theirs.
+        while outcome == nil, let index = parked.firstIndex(where: { $0.reader }), let url = takeSlot(reader: true) {
             let next = parked.remove(at: index)
-            unslotted.insert(next.id)
+            readers.insert(next.id)
             open(next.id, next.range, stop: next.stop, from: url)
         }
-        while outcome == nil, let next = parked.first, let url = takeSlot() {
-            parked.removeFirst()
+        while outcome == nil, let index = parked.firstIndex(where: { !$0.reader }), let url = takeSlot(reader: false) {
+            let next = parked.remove(at: index)
             open(next.id, next.range, stop: next.stop, from: url)
         }
         live.connections.store(connections.count, ordering: .relaxed)
@@ -420,29 +423,20 @@ final class TaskDownload {
     /// first live one for an attempt's first request (its answer decides
     /// the file), then the live one with the fewest connections whose host
     /// has a slot, so connections spread over the mirrors (R19). Nil when
-    /// none may take one now.
-    private func takeSlot() -> Int? {
-        urlsByLoad().first { slots.take(hosts[$0]) }
-    }
-
-    /// The URL for a reader's connection, which takes no slot: the live one
-    /// with the fewest connections.
-    private func pickURL() -> Int? {
-        urlsByLoad().first
-    }
-
-    /// The live URLs, those with the fewest connections first; with nothing
-    /// open yet every count is 0, so the primary goes first.
-    private func urlsByLoad() -> [Int] {
+    /// none may take one now. A reader's window takes a reader's slot (R23).
+    private func takeSlot(reader: Bool) -> Int? {
         var open = Array(repeating: 0, count: urls.count)
         for transfer in connections.values { open[transfer.mirror] += 1 }
-        return urls.indices.filter { usable[$0] }
+        // With nothing open yet every count is 0, so the primary goes first.
+        let ordered = urls.indices.filter { usable[$0] }
             .sorted { (open[$0], $0 == primary ? 0 : 1, $0) < (open[$1], $1 == primary ? 0 : 1, $1) }
+        let pool = reader ? readerSlots : slots
+        return ordered.first { pool.take(hosts[$0]) }
     }
 
-    /// Gives back the host slot connection `id` took, if it took one.
+    /// Gives back the host slot connection `id` took.
     private func releaseSlot(of id: UInt64, _ url: Int) {
-        if unslotted.remove(id) == nil { slots.release(hosts[url]) }
+        (readers.remove(id) == nil ? slots : readerSlots).release(hosts[url])
     }
 
     /// What an answer from `url` is checked against and its If-Range built

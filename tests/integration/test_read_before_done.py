@@ -261,6 +261,38 @@ def test_r23_eight_concurrent_readers_at_random_offsets(make_mount, faultserver)
 
 # -- paused, queued, failed ---------------------------------------------------------
 
+def test_r23_many_files_read_at_once_stay_within_the_per_host_bound(make_mount, faultserver):
+    """A file manager thumbnailing a folder: eight paused files read at
+    once. Each read is served, and the readers' connections to the one host
+    stay within --max-connections-per-host (readers have slots of their own,
+    as many per host), so they do not multiply without bound."""
+    mount = make_mount("--max-connections-per-host", "3", "--max-active", "8")
+    size, count = 64 * MiB, 8
+    tasks = {}
+    for i in range(count):
+        task = mount.add_one(faultserver.add(f"/t{i}.bin", size=size, seed=300 + i, throttle=4 * MiB))
+        _paused_midway(mount, faultserver, task, f"/t{i}.bin", 64 * KiB)
+        tasks[task] = i
+    since = time.monotonic()
+    offset, length = 20 * MiB + 4096, 64 * KiB
+    results = {}
+
+    def read(task, i):
+        results[task] = _timed_read(mount.task_dir(task) / f"t{i}.bin", offset, length, timeout=30)[0]
+
+    threads = [threading.Thread(target=read, args=item) for item in tasks.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(40)
+    for task, i in tasks.items():
+        assert task in results, f"the read of task {task} did not come back"
+        _same(results[task], content_range(300 + i, offset, offset + length), f"task {task}'s read")
+        assert mount.status(task)["state"] == "paused"
+    peak = faultserver.max_concurrent(since=since)
+    assert 1 <= peak <= 3, f"{peak} GETs at once for eight readers with 3 connections per host"
+
+
 def test_r23_paused_task_serves_a_read_and_stays_paused(mount, faultserver):
     size = 32 * MiB
     seed = 234
