@@ -36,8 +36,8 @@ import time
 
 import pytest
 
-from support.files import KiB, MiB, content, content_range, sha256_file, sha256_of
-from support.waiting import stays_true, wait_until
+from support.files import KiB, MiB, content, content_range, read_range, sha256_file, sha256_of
+from support.waiting import stays_true, wait_until, within
 
 # A read of missing bytes must come back well under a second against a local
 # server; the bound is generous so a loaded machine does not make it flaky.
@@ -57,46 +57,16 @@ START_OVER_RE = re.compile(r"start\w* over|from (zero|0|scratch|the (start|begin
 
 # -- helpers --------------------------------------------------------------------
 
-def _pread_exactly(fd, offset, length):
-    """pread until `length` bytes or end-of-file (each round advances or stops)."""
-    got = bytearray()
-    while len(got) < length:
-        chunk = os.pread(fd, length - len(got), offset + len(got))
-        if not chunk:
-            break
-        got += chunk
-    return bytes(got)
-
-
 def _timed_read(path, offset, length, timeout=READ_BOUND):
     """Read `length` bytes at `offset` of `path` in a helper thread.
 
-    Returns (data, seconds). Raises what the read raised, or AssertionError
+    Returns (data, seconds). Raises what the read raised, or TimeoutError
     when it is still blocked after `timeout` seconds.
     """
-    box = {}
-
-    def run():
-        began = time.monotonic()
-        try:
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                box["data"] = _pread_exactly(fd, offset, length)
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            box["error"] = exc
-        box["seconds"] = time.monotonic() - began
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise AssertionError(f"a read of {length} bytes at {offset} of {path.name} "
-                             f"was still blocked after {timeout}s")
-    if "error" in box:
-        raise box["error"]
-    return box["data"], box["seconds"]
+    began = time.monotonic()
+    data = within(lambda: read_range(path, offset, length), timeout,
+                  f"a read of {length} bytes at {offset} of {path.name}")
+    return data, time.monotonic() - began
 
 
 def _same(data, expected, what):
@@ -128,6 +98,33 @@ def _paused_midway(mount, faultserver, task, path, at_least):
     mount.wait_state(task, "paused", timeout=5)
     wait_until(lambda: _all_finished(faultserver, path), 5, f"the transfer of {path} to stop")
     return mount.status(task)
+
+
+def _reads_right(path, seed, offset, length, what):
+    """A read of `length` bytes at `offset` comes back, within the bound, as
+    the server's bytes of content `seed`."""
+    data, _ = _timed_read(path, offset, length)
+    _same(data, content_range(seed, offset, offset + length), what)
+
+
+def _fetched_only_the_read(mount, faultserver, task, path, state, before, kept, length):
+    """After a read of `length` bytes of a task in `state` (paused or queued)
+    whose server had seen `before` GETs and which held `kept` bytes: it
+    fetched the read and its read-ahead, no more, kept its state and fetches
+    nothing further. Returns the GETs seen."""
+    wait_until(lambda: _all_finished(faultserver, path), 15, "the read's transfer (read-ahead included) to stop")
+    gets = faultserver.gets(path)
+    fetched = _sent_by(gets[before:])
+    assert len(gets) > before, "the read fetched nothing from the server"
+    assert fetched <= length + READ_AHEAD_MOST + SLACK, \
+        f"a read of {length} bytes made the {state} task fetch {fetched} bytes"
+    status = mount.status(task)
+    assert status["state"] == state, status
+    assert int(status["downloaded"]) - kept <= length + READ_AHEAD_MOST, status
+    count = len(gets)
+    stays_true(lambda: mount.status(task)["state"] == state and len(faultserver.gets(path)) == count,
+               1.0, f"a {state} task stays {state} and fetches nothing more")
+    return count
 
 
 # -- full size ------------------------------------------------------------------
@@ -236,11 +233,7 @@ def test_r23_eight_concurrent_readers_at_random_offsets(make_mount, faultserver)
     def read(i, offset):
         try:
             start.wait(10)
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                results[i] = _pread_exactly(fd, offset, length)
-            finally:
-                os.close(fd)
+            results[i] = read_range(path, offset, length)
         except (OSError, threading.BrokenBarrierError) as exc:
             results[i] = exc
 
@@ -303,34 +296,18 @@ def test_r23_paused_task_serves_a_read_and_stays_paused(mount, faultserver):
     assert os.stat(path).st_size == size, "a paused task's data file is not full size"
     before = len(faultserver.gets("/paused.bin"))
     offset, length = 20 * MiB + 777, 64 * KiB
-    data, _ = _timed_read(path, offset, length)
-    _same(data, content_range(seed, offset, offset + length), "a paused task's missing bytes")
+    _reads_right(path, seed, offset, length, "a paused task's missing bytes")
     assert mount.status(task)["state"] == "paused", "the read changed the task's state"
     # Bytes it holds are served as they are.
     held, _ = _timed_read(path, 0, min(kept, 256 * KiB))
     _same(held, content(seed, min(kept, 256 * KiB)), "a paused task's held bytes")
     # It fetched the read and what follows it, then stopped: no background download.
-    wait_until(lambda: _all_finished(faultserver, "/paused.bin"), 15,
-               "the read's transfer (read-ahead included) to stop")
-    gets = faultserver.gets("/paused.bin")
-    fetched = _sent_by(gets[before:])
-    assert len(gets) > before, "the read fetched nothing from the server"
-    assert fetched <= length + READ_AHEAD_MOST + SLACK, \
-        f"a read of {length} bytes made the paused task fetch {fetched} bytes"
-    status = mount.status(task)
-    assert status["state"] == "paused", status
-    assert int(status["downloaded"]) - kept <= length + READ_AHEAD_MOST, status
-    count = len(gets)
-    stays_true(lambda: mount.status(task)["state"] == "paused"
-               and len(faultserver.gets("/paused.bin")) == count,
-               1.0, "a paused task stays paused and fetches nothing more")
+    count = _fetched_only_the_read(mount, faultserver, task, "/paused.bin", "paused", before, kept, length)
     # Once fetched, the same bytes are held: a second read asks nothing, and
     # neither does one 2 MiB further on (read ahead: "the following few MiB").
-    again, _ = _timed_read(path, offset, length)
-    _same(again, content_range(seed, offset, offset + length), "the same bytes read again")
+    _reads_right(path, seed, offset, length, "the same bytes read again")
     ahead = offset + 2 * MiB
-    later, _ = _timed_read(path, ahead, length)
-    _same(later, content_range(seed, ahead, ahead + length), "bytes read ahead")
+    _reads_right(path, seed, ahead, length, "bytes read ahead")
     assert len(faultserver.gets("/paused.bin")) == count, \
         "bytes already fetched (or read ahead) were fetched again"
     # And the file assembled from both comes out whole.
@@ -360,23 +337,10 @@ def test_r23_queued_task_serves_a_read_and_stays_queued(make_mount, faultserver)
     assert os.stat(path).st_size == size, "a queued task with a known total is not full size"
     before = len(faultserver.gets("/queued.bin"))
     offset, length = 24 * MiB + 99, 64 * KiB
-    data, _ = _timed_read(path, offset, length)
-    _same(data, content_range(seed, offset, offset + length), "a queued task's missing bytes")
+    _reads_right(path, seed, offset, length, "a queued task's missing bytes")
     assert mount.status(first)["state"] == "queued", "the read changed the task's state"
     assert mount.status(other)["state"] == "downloading", "the read took the other task's slot"
-    wait_until(lambda: _all_finished(faultserver, "/queued.bin"), 15,
-               "the read's transfer (read-ahead included) to stop")
-    gets = faultserver.gets("/queued.bin")
-    fetched = _sent_by(gets[before:])
-    assert fetched <= length + READ_AHEAD_MOST + SLACK, \
-        f"a read of {length} bytes made the queued task fetch {fetched} bytes"
-    status = mount.status(first)
-    assert status["state"] == "queued", status
-    assert int(status["downloaded"]) - kept <= length + READ_AHEAD_MOST, status
-    count = len(gets)
-    stays_true(lambda: mount.status(first)["state"] == "queued"
-               and len(faultserver.gets("/queued.bin")) == count,
-               1.0, "a queued task stays queued and fetches nothing more")
+    _fetched_only_the_read(mount, faultserver, first, "/queued.bin", "queued", before, kept, length)
     faultserver.update("/queued.bin", throttle=None)
     mount.ctl(first, "start")
     mount.wait_state(first, "completed", timeout=30)

@@ -3,15 +3,14 @@
 import os
 import random
 import re
-import threading
 import time
 
 import pytest
 
-from support.files import MiB, content, sha256_file, sha256_of
+from support.files import MiB, content, read_range, sha256_file, sha256_of
 from support.status import (ETA_RE, PROGRESS_RE, SPEED_RE, STATES, STATUS_KEYS, TIME_RE,
                             Table, parse_size, parse_status_pairs)
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 
 def _check_common(status, task, url):
@@ -166,31 +165,8 @@ def test_r21_totals_count_unknown_sizes_only_in_bytes_done_and_say_how_many(moun
 
 
 def _pread_within(path, offset, length, timeout=5.0):
-    """pread `length` bytes at `offset` (or up to end-of-file) in a helper
-    thread, so a daemon that never answers fails the test instead of hanging it."""
-    box = {}
-
-    def run():
-        try:
-            with open(path, "rb") as handle:
-                got = bytearray()
-                while len(got) < length:
-                    chunk = os.pread(handle.fileno(), length - len(got), offset + len(got))
-                    if not chunk:
-                        break
-                    got += chunk
-                box["data"] = bytes(got)
-        except OSError as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise AssertionError(f"a read at {offset} of {path} still blocked after {timeout}s")
-    if "error" in box:
-        raise box["error"]
-    return box["data"]
+    """`read_range` in a helper thread with a deadline."""
+    return within(lambda: read_range(path, offset, length), timeout, f"a read at {offset} of {path}")
 
 
 @pytest.mark.parametrize("total", ["known", "unknown"])

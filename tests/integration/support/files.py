@@ -9,6 +9,7 @@ Digests are computed, never stored.
 
 import functools
 import hashlib
+import os
 
 CHUNK = 64 * 1024
 KiB = 1024
@@ -83,3 +84,19 @@ def merge_spans(spans):
         else:
             merged.append((start, end))
     return merged
+
+
+def read_range(path, offset, length):
+    """`length` bytes of `path` at `offset`, or up to its end: pread until
+    then (each round advances or stops)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        got = bytearray()
+        while len(got) < length:
+            chunk = os.pread(fd, length - len(got), offset + len(got))
+            if not chunk:
+                break
+            got += chunk
+        return bytes(got)
+    finally:
+        os.close(fd)

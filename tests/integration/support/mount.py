@@ -14,13 +14,12 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 from .cli import one_line_message, run_cli
 from .status import read_status
-from .waiting import wait_until
+from .waiting import wait_until, within
 
 READY_TIMEOUT = 10
 EXIT_TIMEOUT = 15
@@ -76,23 +75,8 @@ def fusermount_unmount(path, attempts=3):
 
 def read_with_timeout(path, timeout=3.0, binary=False):
     """Read a file in a helper thread so a hung daemon cannot hang the reader."""
-    box = {}
-
-    def run():
-        try:
-            with open(path, "rb") as handle:
-                box["data"] = handle.read()
-        except OSError as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise TimeoutError(f"reading {path} took over {timeout}s")
-    if "error" in box:
-        raise box["error"]
-    return box["data"] if binary else box["data"].decode("utf-8", errors="replace")
+    data = within(lambda: Path(path).read_bytes(), timeout, f"reading {path}")
+    return data if binary else data.decode("utf-8", errors="replace")
 
 
 class Mount:

@@ -1,5 +1,6 @@
 """Polling with deadlines: the suite never sleeps hoping something happened."""
 
+import threading
 import time
 
 
@@ -32,3 +33,26 @@ def stays_true(fn, duration, what, interval=0.05):
         value = fn()
         assert value, f"{what} stopped holding (got {value!r})"
         time.sleep(interval)
+
+
+def within(fn, timeout, what):
+    """Run `fn()` in a helper thread and return its result, so a daemon that
+    never answers fails the test instead of hanging it. Raises what `fn`
+    raised, or TimeoutError naming `what` when it still runs after `timeout`
+    seconds (the thread is left behind, a daemon thread)."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimeoutError(f"{what} took over {timeout}s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
