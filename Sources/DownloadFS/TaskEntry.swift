@@ -31,5 +31,8 @@ struct TaskEntry: Sendable {
         live?.snapshot() ?? (0, record.ranges)
     }
 
+    /// The data file's generation alone (changed by a start-over).
+    var generation: UInt64 { live?.generation ?? 0 }
+
     var id: Int64 { record.taskID }
 }

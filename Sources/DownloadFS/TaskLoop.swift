@@ -655,9 +655,9 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private func carryOut(_ effect: TaskEffect, id: Int64, task: DownloadTask) {
         switch effect {
         case .startTransfer(let serial, let stored):
-            start(task, serial: serial, stored: stored, readsOnly: false)
+            startAttempt(task, serial: serial, stored: stored, readsOnly: false)
         case .startReading(let serial, let stored):
-            start(task, serial: serial, stored: stored, readsOnly: true)
+            startAttempt(task, serial: serial, stored: stored, readsOnly: true)
         case .fetchReads:
             engine?.fetchReads(id)
         case .failReads:
@@ -690,7 +690,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     /// Starts an attempt of `task` in the engine; `readsOnly`: one that
     /// fetches only what readers wait for (R23).
-    private func start(_ task: DownloadTask, serial: UInt64, stored: StoredProgress, readsOnly: Bool) {
+    private func startAttempt(_ task: DownloadTask, serial: UInt64, stored: StoredProgress, readsOnly: Bool) {
         let id = task.taskID
         let live = lives[id] ?? LiveProgress(task.ranges)
         lives[id] = live

@@ -241,7 +241,7 @@ public struct SegmentedAttempt: Sendable {
             // A hole: from the byte's page, unless its start is closer.
             let before = max(written.ranges.last { $0.upperBound <= first }?.upperBound ?? 0,
                              claims.lazy.map(\.end).filter { $0 <= first }.max() ?? 0)
-            return openWindow(at: max(before, first - first % 4096), ahead: ahead) + fill()
+            return openWindow(at: max(before, first - first % 4096), ahead: ahead)
         }
         let claim = claims[index]
         guard first - claim.position > near else {

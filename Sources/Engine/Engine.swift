@@ -145,7 +145,7 @@ public final class Engine: @unchecked Sendable {
         case .split(let id, let split):
             downloads[id]?.setSplit(split)
         case .read(let id):
-            downloads[id]?.settle()
+            downloads[id]?.fetchReads()
         case .shutdown:
             running = false
         }

@@ -6,19 +6,16 @@ import Synchronization
 /// and FUSE threads (readers) without touching SQLite or the engine, and the
 /// readers waiting for bytes the task does not hold yet (R23).
 ///
-/// Counts are atomics, so a `cat status` never waits for the engine; the
-/// byte ranges and the waiting readers sit under one small lock, taken once
-/// per write of the engine; the speed window is sampled a few times a second.
+/// The byte ranges written and the waiting readers sit under one small
+/// lock, taken once per write of the engine and held for a copy of the
+/// ranges (what `status` reads of them is O(1)); the speed window is sampled
+/// a few times a second.
 public final class LiveProgress: Sendable {
-    /// The bytes from 0 with no hole written so far (may be ahead of the
-    /// checkpoint): what a reader may see of a file whose total is unknown.
-    public let prefix = Atomic<Int64>(0)
-    /// Every byte written so far, holes between segments aside (`downloaded`).
-    public let received = Atomic<Int64>(0)
     /// Transfers the task has open now (the `connections` status key).
     public let connections = Atomic<Int>(0)
-    /// How many readers wait for bytes: connections then write what they
-    /// received at once instead of a block at a time.
+    /// How many readers wait for bytes, mirrored out of the lock because
+    /// connections look at it for every piece they receive: while any
+    /// waits, they write each piece at once instead of a block at a time.
     public let readersWaiting = Atomic<Int>(0)
     private let window = Mutex(SpeedWindow())
     private let held: Mutex<Held>
@@ -40,6 +37,7 @@ public final class LiveProgress: Sendable {
     }
 
     private struct Held {
+        /// Every byte written so far (may be ahead of the checkpoint).
         var ranges: ByteRanges
         /// Changes whenever the data file is cut or replaced (a start-over):
         /// bytes read under an older generation may be another version's.
@@ -50,14 +48,10 @@ public final class LiveProgress: Sendable {
 
     public init(_ ranges: ByteRanges = ByteRanges()) {
         held = Mutex(Held(ranges: ranges))
-        prefix.store(ranges.prefixEnd, ordering: .releasing)
-        received.store(ranges.count, ordering: .releasing)
     }
 
     /// Shows what the task holds now; readers whose bytes are all there are woken.
     public func show(_ ranges: ByteRanges) {
-        prefix.store(ranges.prefixEnd, ordering: .releasing)
-        received.store(ranges.count, ordering: .releasing)
         let ready = held.withLock { state -> [Reader] in
             state.ranges = ranges
             return take(from: &state) { $0.range.map(ranges.covers) ?? false }
@@ -72,8 +66,6 @@ public final class LiveProgress: Sendable {
             $0.generation &+= 1
             $0.ranges = ByteRanges()
         }
-        prefix.store(0, ordering: .releasing)
-        received.store(0, ordering: .releasing)
     }
 
     /// The ranges held and the file's generation, at one instant.
@@ -140,8 +132,10 @@ public final class LiveProgress: Sendable {
         for reader in readers { DispatchQueue.global().async { reader(outcome) } }
     }
 
-    public var readable: Int64 { prefix.load(ordering: .acquiring) }
-    public var bytes: Int64 { received.load(ordering: .acquiring) }
+    /// The bytes from 0 with no hole: what a reader may see of a file whose total is unknown.
+    public var readable: Int64 { held.withLock { $0.ranges.prefixEnd } }
+    /// Every byte written, holes between segments aside (`downloaded`).
+    public var bytes: Int64 { held.withLock { $0.ranges.count } }
 
     func sample(at time: Double) {
         let total = bytes

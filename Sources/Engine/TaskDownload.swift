@@ -8,7 +8,8 @@ import Glibc
 /// connections fetching it, the pure `SegmentedAttempt` that decides which
 /// bytes each one fetches, the task's speed limit (R30, R31) and its
 /// checkpoints (R51). Readers waiting for bytes (R23) get them first:
-/// `settle` opens a connection where they wait (`SegmentedAttempt.want`);
+/// `serveReaders` opens a connection where they wait (`SegmentedAttempt.want`)
+/// when a reader comes (`fetchReads`), a connection ends, and at each tick;
 /// an attempt with `readsOnly` (a paused or queued task being read)
 /// fetches nothing else and ends, `.stopped`, once no reader waits.
 ///
@@ -130,6 +131,12 @@ final class TaskDownload {
     func start() {
         if let total = attempt.total { prepare(total) }
         apply(attempt.start())
+        fetchReads()
+    }
+
+    /// Readers wait for bytes (R23): what they wait for is fetched next.
+    func fetchReads() {
+        serveReaders()
         settle()
     }
 
@@ -138,7 +145,6 @@ final class TaskDownload {
     func settle() {
         for transfer in leaving { remove(transfer) }
         leaving.removeAll()
-        serveReaders()
         // Readers' connections take readers' slots; the others wait for theirs.
         while outcome == nil, let index = parked.firstIndex(where: { $0.reader }), let url = takeSlot(reader: true) {
             let next = parked.remove(at: index)
@@ -177,7 +183,8 @@ final class TaskDownload {
         case .failed(let failure):
             connectionFailed(transfer.id, on: transfer.mirror, failure)
         }
-        settle()
+        // Its bytes may be what a reader waits for, or the end of its window.
+        fetchReads()
     }
 
     /// Stops every connection (pause, cancel, unmount): what they wrote is
@@ -200,7 +207,7 @@ final class TaskDownload {
             && now - lastCheckpointTime >= Self.checkpointSeconds {
             checkpoint(now: now)
         }
-        settle()
+        fetchReads()
     }
 
     /// Resumes held connections the task now allows; true if one stays held.

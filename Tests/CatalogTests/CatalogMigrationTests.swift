@@ -52,9 +52,7 @@ final class CatalogMigrationTests: XCTestCase {
     }
 
     func test_aV1CatalogIsUpgradedAndItsOrphanedLinesDropped() throws {
-        let v1 = try DatabaseQueue(path: path)
-        try CatalogMigrations.migrator.migrate(v1, upTo: "v1-tasks-and-events")
-        try v1.close()
+        try migrate(upTo: "v1-tasks-and-events")
         try withDatabase { db in
             try insertOldTask(db, id: 1, downloaded: 0)
             let at = Date(timeIntervalSince1970: 1_800_000_001)
@@ -77,6 +75,13 @@ final class CatalogMigrationTests: XCTestCase {
                        "after the upgrade a task's lines go with it")
     }
 
+    /// Leaves the catalog file as a daemon that shipped `version` last wrote it.
+    private func migrate(upTo version: String) throws {
+        let old = try DatabaseQueue(path: path)
+        try CatalogMigrations.migrator.migrate(old, upTo: version)
+        try old.close()
+    }
+
     /// A task row as v1 and v2 stored it (no `ranges`), written by hand:
     /// the record type writes today's columns.
     private func insertOldTask(_ db: Database, id: Int64, downloaded: Int64) throws {
@@ -89,9 +94,7 @@ final class CatalogMigrationTests: XCTestCase {
     /// R18: v2's one count becomes the range from zero it stood for; a task
     /// with nothing has no ranges; both load with their count unchanged.
     func test_R18_aV2CatalogsCountsBecomeRangesFromZero() throws {
-        let v2 = try DatabaseQueue(path: path)
-        try CatalogMigrations.migrator.migrate(v2, upTo: "v2-events-belong-to-tasks")
-        try v2.close()
+        try migrate(upTo: "v2-events-belong-to-tasks")
         try withDatabase { db in
             try insertOldTask(db, id: 1, downloaded: 5_000_000)
             try insertOldTask(db, id: 2, downloaded: 0)
@@ -108,9 +111,7 @@ final class CatalogMigrationTests: XCTestCase {
     /// R18: v4 adds each task's own connection count; every task stored
     /// before has none (NULL: the daemon's default), and keeps everything else.
     func test_R18_aV3CatalogGainsANullSplitPerTask() throws {
-        let v3 = try DatabaseQueue(path: path)
-        try CatalogMigrations.migrator.migrate(v3, upTo: "v3-byte-ranges")
-        try v3.close()
+        try migrate(upTo: "v3-byte-ranges")
         try withDatabase { db in
             try insertOldTask(db, id: 1, downloaded: 5_000_000)
             try db.execute(sql: "UPDATE task SET ranges = '0-4096,8192-5000000' WHERE id = 1")

@@ -107,6 +107,15 @@ def _reads_right(path, seed, offset, length, what):
     _same(data, content_range(seed, offset, offset + length), what)
 
 
+def _completes_whole(mount, faultserver, task, name, command, seed, size):
+    """Unthrottled and sent `command` (resume, start), the task completes
+    with the server's file, read bytes and downloaded ones put together."""
+    faultserver.update("/" + name, throttle=None)
+    mount.ctl(task, command)
+    mount.wait_state(task, "completed", timeout=30)
+    assert sha256_file(mount.mp / "files" / name) == sha256_of(seed, size)
+
+
 def _fetched_only_the_read(mount, faultserver, task, path, state, before, kept, length):
     """After a read of `length` bytes of a task in `state` (paused or queued)
     whose server had seen `before` GETs and which held `kept` bytes: it
@@ -311,10 +320,7 @@ def test_r23_paused_task_serves_a_read_and_stays_paused(mount, faultserver):
     assert len(faultserver.gets("/paused.bin")) == count, \
         "bytes already fetched (or read ahead) were fetched again"
     # And the file assembled from both comes out whole.
-    faultserver.update("/paused.bin", throttle=None)
-    mount.ctl(task, "resume")
-    mount.wait_state(task, "completed", timeout=30)
-    assert sha256_file(mount.mp / "files" / "paused.bin") == sha256_of(seed, size)
+    _completes_whole(mount, faultserver, task, "paused.bin", "resume", seed, size)
 
 
 def test_r23_queued_task_serves_a_read_and_stays_queued(make_mount, faultserver):
@@ -341,10 +347,7 @@ def test_r23_queued_task_serves_a_read_and_stays_queued(make_mount, faultserver)
     assert mount.status(first)["state"] == "queued", "the read changed the task's state"
     assert mount.status(other)["state"] == "downloading", "the read took the other task's slot"
     _fetched_only_the_read(mount, faultserver, first, "/queued.bin", "queued", before, kept, length)
-    faultserver.update("/queued.bin", throttle=None)
-    mount.ctl(first, "start")
-    mount.wait_state(first, "completed", timeout=30)
-    assert sha256_file(mount.mp / "files" / "queued.bin") == sha256_of(seed, size)
+    _completes_whole(mount, faultserver, first, "queued.bin", "start", seed, size)
 
 
 def test_r23_failed_task_missing_bytes_are_eio(make_mount, faultserver):

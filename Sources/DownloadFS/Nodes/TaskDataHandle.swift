@@ -43,7 +43,7 @@ final class TaskDataHandle: FileReader, FileReleaser {
         guard let entry = context.table.entry(id) else { reply.error(.noEntry); return }
         let record = entry.record
         if record.state == .completed {
-            let fd = descriptor(for: entry)
+            let fd = descriptor(for: entry, generation: entry.generation)
             guard fd >= 0 else { reply.error(.io); return }
             guard offset < record.downloaded else { reply.bytes([]); return }
             reply.file(fd, offset: offset, size: min(size, Int(record.downloaded - offset)))
@@ -92,20 +92,24 @@ final class TaskDataHandle: FileReader, FileReleaser {
             reply.error(.io)
             return
         }
-        var buffer = [UInt8](repeating: 0, count: range.count)
-        let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(range.lowerBound)) }
-        if context.table.entry(id)?.held.generation ?? generation != generation {
+        var got = 0
+        let buffer = [UInt8](unsafeUninitializedCapacity: range.count) { bytes, count in
+            got = pread(fd, bytes.baseAddress, bytes.count, off_t(range.lowerBound))
+            count = max(0, got)
+        }
+        // A task with no live progress when the read began may have got one since.
+        let live = entry.live ?? context.table.entry(id)?.live
+        if live?.generation ?? generation != generation {
             return read(size: size, offset: range.lowerBound, reply: reply)
         }
         guard got == range.count else { reply.error(.io); return }
         reply.bytes(buffer)
     }
 
-    /// The handle's descriptor of the task's data file as of `generation`
-    /// (default: the current one), opening it when there is none or it is
-    /// of an older generation; -1 if the file cannot be opened.
-    func descriptor(for entry: TaskEntry, generation: UInt64? = nil) -> Int32 {
-        let generation = generation ?? entry.held.generation
+    /// The handle's descriptor of the task's data file as of `generation`,
+    /// opening it when there is none or it is of an older generation; -1
+    /// (errno set by `open`) if the file cannot be opened.
+    func descriptor(for entry: TaskEntry, generation: UInt64) -> Int32 {
         let current = descriptors.withLock { $0.fd >= 0 && $0.generation == generation ? $0.fd : -1 }
         if current >= 0 { return current }
         let fd = Glibc.open(TaskDataFile.path(entry, in: context.state), O_RDONLY | O_CLOEXEC)
