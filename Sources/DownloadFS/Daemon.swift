@@ -78,15 +78,18 @@ public enum Daemon {
 
         let readiness = MountReadiness()
         let root = state.root
+        let settings = configuration.summary
         readiness.probe(mountpoint, deadline: readyDeadline) {
             // Anything libfuse said on the way is not an error after all.
             let held = FuseSession.releaseHeldMessages()
             if !held.isEmpty { FileHandle.standardError.write(Data(held.utf8)) }
-            log.daemon("mounted at \(mountpoint) (state dir \(root))")
+            log.daemon("mounted at \(mountpoint) (state dir \(root); \(settings))")
             ready()
         }
 
-        let engine = Engine(delegate: controller, maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+        let trust = TLSTrust(caCertificate: configuration.caCertificate, environment: ProcessInfo.processInfo.environment)
+        let engine = Engine(delegate: controller, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+                            trust: trust)
         controller.attach(engine)
         engine.run()
         controller.begin()

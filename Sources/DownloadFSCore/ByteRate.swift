@@ -1,8 +1,11 @@
 /// Reads a speed limit such as `500K`, `2M`, `1.5MiB`, `100` or `0` (R1, R10, R30).
 ///
 /// Every unit is 1024-based, as in aria2, whether written `K`, `KB` or `KiB`;
-/// a trailing `B`, `/s` or `B/s` is allowed and case does not matter, so what
-/// users copy from aria2 or curl docs works. Only a rate whose value is zero
+/// a trailing `B`, `/s` or `B/s` is allowed and the case of the unit does
+/// not matter, so what users copy from aria2 or curl docs works. One case
+/// does: `2Mb`, `500kb` — a lowercase `b` right after the unit is how bits
+/// are written (a 2 Mb/s line moves 256 KiB/s), so it is refused rather
+/// than read as eight times the limit the user meant. Only a rate whose value is zero
 /// (`0`, `0K`, `0.0`) means "no limit": a rate that is not zero but comes to
 /// less than 1 byte/s (`0.5`, `0.0001K`) is refused, since rounding it down
 /// would quietly remove the limit the user asked for.
@@ -17,7 +20,12 @@ public enum ByteRate {
         let shown = s.trimmingSpacesAndTabs()
         var text = Substring(shown.lowercased())
         if text.hasSuffix("/s") { text = text.dropLast(2) }
-        if text.hasSuffix("b") { text = text.dropLast() }
+        if text.hasSuffix("b") {
+            // `text` is lowercased: the case the user wrote is in `shown`.
+            let written = shown.dropLast(shown.count - text.count)
+            if written.hasSuffix("b"), let unit = text.dropLast().last, "kmg".contains(unit) { throw .bits(shown) }
+            text = text.dropLast()
+        }
         var multiplier: Double = 1
         let hasBinaryI = text.hasSuffix("i")
         if hasBinaryI { text = text.dropLast() }

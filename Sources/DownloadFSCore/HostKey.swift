@@ -6,4 +6,10 @@ public enum HostKey {
         guard let parts = URLParts.split(url) else { return url }
         return "\(parts.scheme.lowercased())://\(parts.host.lowercased()):\(parts.port ?? "")"
     }
+
+    /// The URL's host name, lowercased, without an IPv6 literal's brackets.
+    public static func name(of url: String) -> String {
+        guard let parts = URLParts.split(url) else { return url }
+        return parts.host.lowercased().filter { $0 != "[" && $0 != "]" }
+    }
 }

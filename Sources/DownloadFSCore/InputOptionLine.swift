@@ -36,7 +36,7 @@ enum InputOptionLine {
                 switch error {
                 case .unreadable:
                     return "malformed option max-download-limit=\(value) (expected a rate like 500K, 2M or 1.5MiB)"
-                case .belowSmallest:
+                case .belowSmallest, .bits:
                     return "malformed option max-download-limit: \(error.message)"
                 }
             }

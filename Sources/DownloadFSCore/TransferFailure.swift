@@ -8,8 +8,11 @@ public enum TransferFailure: Error, Sendable, Equatable {
     case http(status: Int, retryAfter: Double?)
     // Transient network trouble (R53).
     case connectionRefused, connectionReset, timedOut, partialBody, dnsFailure, stalled
+    /// The proxy curl took from the environment (`ProxyChoice`) could not
+    /// be reached or refused the tunnel: said so, since the URL is not at fault.
+    case proxy(address: String, reason: String)
     // Permanent for this URL (R55).
-    case tooManyRedirects, forbiddenRedirect(String), tls(String), badURL(String)
+    case tooManyRedirects, forbiddenRedirect(String), tls(TLSProblem), badURL(String)
     /// The server refused the request for good, in words per protocol
     /// ("the FTP server refused the login: wrong user name or password").
     case refused(String)
@@ -35,10 +38,12 @@ public enum TransferFailure: Error, Sendable, Equatable {
         case .timedOut: return "connection timed out"
         case .partialBody: return "connection closed before the body was complete"
         case .dnsFailure: return "could not resolve host"
+        case .proxy(let address, let reason):
+            return "proxy \(address): \(reason) (set by http_proxy, https_proxy or all_proxy; no_proxy lists hosts that go direct)"
         case .stalled: return "transfer stalled (slower than 1 KiB/s for 30 s)"
         case .tooManyRedirects: return "too many redirects (more than 10)"
         case .forbiddenRedirect(let scheme): return "redirect to a forbidden scheme: \(scheme)"
-        case .tls(let detail): return detail.isEmpty ? "TLS error" : "TLS error: \(detail)"
+        case .tls(let problem): return problem.message
         case .badURL(let detail): return detail.isEmpty ? "bad URL" : "bad URL: \(detail)"
         case .refused(let sentence): return sentence
         case .headerTooLarge: return "the server sent a response header over 100 KiB, more than downloadfs accepts"
@@ -51,7 +56,7 @@ public enum TransferFailure: Error, Sendable, Equatable {
     public var isTransient: Bool {
         switch self {
         case .http(let status, _): return TransferFailure.transientHTTPStatuses.contains(status)
-        case .connectionRefused, .connectionReset, .timedOut, .partialBody, .dnsFailure, .stalled, .other:
+        case .connectionRefused, .connectionReset, .timedOut, .partialBody, .dnsFailure, .stalled, .proxy, .other:
             return true
         case .tooManyRedirects, .forbiddenRedirect, .tls, .badURL, .refused, .headerTooLarge, .writeError:
             return false

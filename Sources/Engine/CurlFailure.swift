@@ -4,9 +4,21 @@ import DownloadFSCore
 /// Maps libcurl result codes to the failures the retry policy understands.
 enum CurlFailure {
     /// `detail` is curl's error buffer for this transfer (often more precise
-    /// than the code's text); `ftp` says which protocol's words to use.
+    /// than the code's text); `ftp` says which protocol's words to use;
+    /// `url` is what was asked for and `proxy` the proxy curl took for it.
     static func from(_ code: CURLcode, receivedData: Bool, redirects: Int, detail: String = "",
-                     ftp: Bool = false) -> TransferFailure {
+                     ftp: Bool = false, url: String = "", proxy: String? = nil) -> TransferFailure {
+        if let proxy {
+            switch code {
+            case CURLE_COULDNT_CONNECT: return .proxy(address: proxy, reason: "connection refused")
+            case CURLE_COULDNT_RESOLVE_PROXY: return .proxy(address: proxy, reason: "could not resolve its host")
+            case CURLE_PROXY: return .proxy(address: proxy, reason: detail.isEmpty ? Curl.describe(code) : detail)
+            case CURLE_RECV_ERROR where detail.contains("CONNECT"):
+                // "CONNECT tunnel failed, response 403": the proxy refused to reach the server.
+                return .proxy(address: proxy, reason: detail)
+            default: break
+            }
+        }
         switch code {
         case CURLE_COULDNT_CONNECT: return .connectionRefused
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .dnsFailure
@@ -22,7 +34,8 @@ enum CurlFailure {
         case CURLE_URL_MALFORMAT: return .badURL("malformed URL")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:
-            return .tls(Curl.describe(code))
+            return .tls(TLSProblem(curlDetail: detail.isEmpty ? Curl.describe(code) : detail,
+                                   host: HostKey.name(of: url)))
         case CURLE_LOGIN_DENIED:
             return .refused(ftp ? "the FTP server refused the login: wrong user name or password"
                                 : "the server refused the login: wrong user name or password")

@@ -94,9 +94,10 @@ final class EasyTransfer {
     }
 
     /// Sets the options: `headers` are the user's lines, `known` what the
-    /// task knows of the file (for If-Range), `bufferSize` curl's read size.
-    /// Returns the failure when curl refused one.
-    func configure(headers userHeaders: [String], known: StoredProgress, bufferSize: Int) -> TransferFailure? {
+    /// task knows of the file (for If-Range), `trust` the CAs to trust,
+    /// `bufferSize` curl's read size. Returns the failure when curl refused one.
+    func configure(headers userHeaders: [String], known: StoredProgress, trust: TLSTrust,
+                   bufferSize: Int) -> TransferFailure? {
         let me = Unmanaged.passUnretained(self).toOpaque()
         var rc = CURLE_OK
         func set(_ code: CURLcode) { if rc == CURLE_OK { rc = code } }
@@ -116,7 +117,9 @@ final class EasyTransfer {
         // Big reads: fewer trips through the multi loop per GiB.
         set(ccurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, bufferSize))
         set(ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1))
-        set(ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, "downloadfs/0.1"))
+        if let file = trust.caFile { set(ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, file)) }
+        if let directory = trust.caDirectory { set(ccurl_easy_setopt_string(handle, CURLOPT_CAPATH, directory)) }
+        set(ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, "downloadfs/\(ProductVersion.current)"))
         set(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me))
         set(ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
             Unmanaged<EasyTransfer>.fromOpaque(user!).takeUnretainedValue().receive(data!, size * count)
@@ -369,8 +372,9 @@ final class EasyTransfer {
         guard code == CURLE_OK else {
             var redirects = 0
             _ = ccurl_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
+            let proxy = ProxyChoice.proxy(for: url, environment: ProcessInfo.processInfo.environment)
             return .failed(CurlFailure.from(code, receivedData: receivedData, redirects: redirects,
-                                            detail: errorText, ftp: isFTP))
+                                            detail: errorText, ftp: isFTP, url: url, proxy: proxy))
         }
         if let end, end != .max, position < end { return .failed(.partialBody) }
         return .done

@@ -38,11 +38,13 @@ public final class Engine: @unchecked Sendable {
     private let readerSlots: HostSlots
     private var running = true
     private var lastSample = 0.0
+    private let trust: TLSTrust
 
     /// `maxConnectionsPerHost`: at most this many connections to one host,
-    /// across all tasks (R18).
-    public init(delegate: EngineDelegate, maxConnectionsPerHost: Int = 8) {
+    /// across all tasks (R18). `trust`: the CAs https and ftps trust (R55).
+    public init(delegate: EngineDelegate, maxConnectionsPerHost: Int = 8, trust: TLSTrust = .system) {
         self.delegate = delegate
+        self.trust = trust
         let multi = curl_multi_init()!
         self.multi = multi
         slots = HostSlots(limit: maxConnectionsPerHost)
@@ -131,7 +133,8 @@ public final class Engine: @unchecked Sendable {
             if let old = downloads.removeValue(forKey: request.id) { old.stop() }
             do {
                 let download = try TaskDownload(request: request, serial: serial, live: live, multi: multi,
-                                                slots: slots, readerSlots: readerSlots, checkpointer: checkpointer, delegate: delegate)
+                                                slots: slots, readerSlots: readerSlots, trust: trust, checkpointer: checkpointer,
+                                                delegate: delegate)
                 downloads[request.id] = download
                 download.start()
             } catch {

@@ -40,6 +40,7 @@ final class TaskDownload {
     private let multi: UnsafeMutableRawPointer
     private let slots: HostSlots
     private let readerSlots: HostSlots
+    private let trust: TLSTrust
     private unowned(unsafe) let delegate: EngineDelegate
     private let sync: SyncProgress
     private let lane: Checkpointer.Lane
@@ -87,8 +88,10 @@ final class TaskDownload {
     /// Opens the data file and plans the attempt. Throws the failure to
     /// report when the file cannot be opened.
     init(request: TransferRequest, serial: UInt64, live: LiveProgress, multi: UnsafeMutableRawPointer,
-         slots: HostSlots, readerSlots: HostSlots, checkpointer: Checkpointer, delegate: EngineDelegate) throws(TransferFailure) {
+         slots: HostSlots, readerSlots: HostSlots, trust: TLSTrust, checkpointer: Checkpointer,
+         delegate: EngineDelegate) throws(TransferFailure) {
         self.request = request
+        self.trust = trust
         self.serial = serial
         self.live = live
         self.multi = multi
@@ -413,7 +416,8 @@ final class TaskDownload {
         do {
             let transfer = try EasyTransfer(id: id, url: urls[url], mirror: url, range: range, fd: fd, owner: self)
             let validators = validators(for: url)
-            if let failure = transfer.configure(headers: request.headers, known: validators, bufferSize: bufferSize) {
+            if let failure = transfer.configure(headers: request.headers, known: validators, trust: trust,
+                                                 bufferSize: bufferSize) {
                 releaseSlot(of: id, url)
                 return connectionFailed(id, on: url, failure)
             }

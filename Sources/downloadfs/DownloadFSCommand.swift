@@ -1,4 +1,5 @@
 import ArgumentParser
+import DownloadFSCore
 import Engine
 import Foundation
 
@@ -18,15 +19,32 @@ struct DownloadFSCommand: ParsableCommand {
               cat ~/dl/queue/1/status
               downloadfs unmount ~/dl
             """,
+        version: "downloadfs \(ProductVersion.current)",
         subcommands: [MountCommand.self, UnmountCommand.self, AddCommand.self, StatusCommand.self]
     )
+
+    /// The arguments the command line means, without the program name:
+    /// mount(8)'s `downloadfs STATE MNT -o …` (R8) already read as the
+    /// `downloadfs mount …` it asks for. Set once in `main`, before any
+    /// thread exists; `mount` re-runs itself in the background with them.
+    nonisolated(unsafe) static var arguments: [String] = []
 
     static func main() {
         // Before any thread exists (libcurl's global init is not thread-safe).
         Curl.globalInit()
+        arguments = Array(CommandLine.arguments.dropFirst())
+        let names = Set(configuration.subcommands.map { $0._commandName })
+        do {
+            if let helper = try MountHelperInvocation.parse(arguments, subcommands: names) {
+                arguments = helper.mountArguments
+            }
+        } catch {
+            FileHandle.standardError.write(Data("downloadfs: \(error.message) (see downloadfs mount --help)\n".utf8))
+            exit(withError: ExitCode(64))
+        }
         var command: ParsableCommand
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(arguments)
         } catch {
             // A bad option is one line (R2), not the usage block after it;
             // --help and friends print as usual.

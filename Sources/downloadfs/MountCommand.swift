@@ -14,9 +14,14 @@ struct MountCommand: ParsableCommand {
             background unless --foreground is given. Downloads carry on across
             unmounts, crashes and remounts of the same state dir.
 
+            mount(8) and /etc/fstab call it as `downloadfs STATE_DIR MOUNTPOINT -o
+            OPTIONS`, with these options written name=value among FUSE's
+            (max-active=4,speed-limit=2M,allow_other).
+
             Example:
               mkdir -p ~/dl && downloadfs mount ~/dl --max-active 4 --speed-limit 2M
               echo https://example.com/file.iso > ~/dl/queue/new
+              mount -t fuse.downloadfs ~/.local/share/downloadfs ~/dl -o max-active=4
             """
     )
 
@@ -44,6 +49,9 @@ struct MountCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run CMD with /bin/sh -c when a task completes (DOWNLOADFS_ID, _NAME, _PATH, _URL are set).", valueName: "cmd"))
     var onComplete: String?
 
+    @Option(help: ArgumentHelp("Also trust the CA certificates in FILE (PEM) for https and ftps; the system store stays trusted.", valueName: "file"))
+    var caCertificate: String?
+
     @Option(name: .customShort("o"), help: ArgumentHelp("A FUSE mount option, e.g. -o allow_other (repeatable); -o nonempty mounts over a directory that is not empty.", valueName: "opt"))
     var fuseOptions: [String] = []
 
@@ -64,6 +72,16 @@ struct MountCommand: ParsableCommand {
         guard perHost.contains(maxConnectionsPerHost) else {
             throw ValidationError("--max-connections-per-host must be from \(perHost.lowerBound) to \(perHost.upperBound)")
         }
+        if let caCertificate {
+            var st = stat()
+            if stat(caCertificate, &st) != 0 || access(caCertificate, R_OK) != 0 {
+                let reason = String(cString: strerror(errno)).lowercased()
+                throw ValidationError("--ca-certificate \(caCertificate): \(reason); give a readable PEM file of CA certificates")
+            }
+            guard (st.st_mode & S_IFMT) == S_IFREG else {
+                throw ValidationError("--ca-certificate \(caCertificate) is not a file; give a PEM file of CA certificates")
+            }
+        }
         if let speedLimit {
             do throws(ByteRateError) { _ = try ByteRate.read(speedLimit) } catch {
                 throw ValidationError("--speed-limit: \(error.message)")
@@ -80,10 +98,11 @@ struct MountCommand: ParsableCommand {
         configuration.maxConnectionsPerHost = maxConnectionsPerHost
         configuration.onComplete = onComplete
         configuration.fuseOptions = fuseOptions
+        configuration.caCertificate = caCertificate.map(MountPreflight.absolute)
 
         if !foreground {
             // Re-run ourselves detached and wait until it says the mount is ready.
-            throw ExitCode(BackgroundLauncher.launch(arguments: Array(CommandLine.arguments.dropFirst())))
+            throw ExitCode(BackgroundLauncher.launch(arguments: DownloadFSCommand.arguments))
         }
         let report: Int32 = daemonChild ? BackgroundLauncher.reportFD : 2
         if daemonChild {

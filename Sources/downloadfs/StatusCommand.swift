@@ -22,7 +22,7 @@ struct StatusCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The downloadfs mount to show (the same as MOUNTPOINT).", valueName: "dir"))
     var mount: String?
 
-    @Flag(help: "Redraw every second until interrupted.")
+    @Flag(help: "Redraw every second until interrupted, fitting the terminal.")
     var watch = false
 
     func run() throws {
@@ -35,7 +35,10 @@ struct StatusCommand: ParsableCommand {
             guard let table = try? String(contentsOfFile: root + "/status", encoding: .utf8) else {
                 throw ClientError("status: cannot read \(root)/status; is downloadfs mounted there?").exit()
             }
-            let screen = StatusScreen.render(table: table, width: tty ? StatusScreen.terminalWidth() : nil)
+            // Measured per frame: the window may have been resized.
+            let size = tty ? StatusScreen.terminalSize() : nil
+            let screen = StatusScreen.render(table: table, width: size?.columns,
+                                             height: watch ? size?.rows : nil)
             if watch && tty { print("\u{1B}[H\u{1B}[2J", terminator: "") }
             print(screen, terminator: "")
             fflush(nil)

@@ -2,36 +2,68 @@ import Foundation
 import Glibc
 
 /// Renders MOUNT/status for people: a progress bar in front of each task
-/// row. On a terminal lines are cut to its width; otherwise they are whole
-/// (plain lines for pipes and scripts, no escape codes).
+/// row. On a terminal it fits the window: lines are cut to its width, and
+/// when the name would get fewer than `readableName` columns the bar, then
+/// the ETA, then the SPEED column make room (a 60-column window still shows
+/// names). `status --watch` also fits its height: the rows that matter
+/// most (downloading first, completed last) are kept, in id order, and one
+/// line says how many are not shown. Otherwise lines are whole (plain
+/// lines for pipes and scripts, no escape codes).
 enum StatusScreen {
     static let barWidth = 12
+    static let readableName = 16
+    /// What gives way, in order, when names would be unreadable.
+    private static let optionalColumns = ["ETA", "SPEED"]
 
-    static func terminalWidth() -> Int {
+    /// The terminal's columns and rows (80×24 when stdout is not one).
+    static func terminalSize() -> (columns: Int, rows: Int) {
         var size = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return 80
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0 else { return (80, 24) }
+        return (size.ws_col > 0 ? Int(size.ws_col) : 80, size.ws_row > 0 ? Int(size.ws_row) : 24)
     }
 
-    static func render(table: String, width: Int?) -> String {
+    /// `width`: cut to this many columns (nil: whole lines, no bars are
+    /// dropped). `height`: at most this many lines, counting the line the
+    /// cursor rests on after the last newline (nil: every task).
+    static func render(table: String, width: Int?, height: Int? = nil) -> String {
         var lines = table.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         guard lines.count >= 2 else { return table }
-        let pad = String(repeating: " ", count: barWidth + 3)
-        var out = [String]()
-        for (index, line) in lines.enumerated() {
-            let rendered: String
-            if index == 0 {
-                rendered = pad + line
-            } else if index == lines.count - 1 {
-                rendered = line
-            } else {
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                let percent = fields.count > 2 && fields[2].hasSuffix("%") ? Double(fields[2].dropLast()) : nil
-                rendered = bar(percent) + " " + line
+        let header = lines[0], totals = lines[lines.count - 1]
+        var rows = Array(lines[1..<(lines.count - 1)])
+        var hidden = 0
+        if let height {
+            // Header, totals, the "more" line and the cursor's line.
+            let room = max(1, height - 4)
+            if rows.count > room + 1 {
+                hidden = rows.count - room
+                rows = mostImportant(rows, room)
             }
-            out.append(width.map { fit(rendered, $0) } ?? rendered)
         }
+        let columns = StatusColumns(header: header)
+        var showBar = true
+        var dropped: [String] = []
+        if let width {
+            var optional = optionalColumns[...]
+            while columns.nameStart(without: dropped) + (showBar ? barWidth + 3 : 0) + readableName > width {
+                if showBar {
+                    showBar = false
+                } else if let next = optional.popFirst() {
+                    dropped.append(next)
+                } else {
+                    break
+                }
+            }
+        }
+        let pad = showBar ? String(repeating: " ", count: barWidth + 3) : ""
+        var out = [pad + columns.cut(header, dropping: dropped)]
+        for row in rows {
+            let bar = showBar ? self.bar(percent(row)) + " " : ""
+            out.append(bar + columns.cut(row, dropping: dropped))
+        }
+        if hidden > 0 { out.append("… \(hidden) more \(hidden == 1 ? "task" : "tasks") not shown (counted below)") }
+        out.append(totals)
+        if let width { out = out.map { fit($0, width) } }
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -46,5 +78,22 @@ enum StatusScreen {
         guard let percent else { return "[" + String(repeating: "?", count: barWidth) + "]" }
         let filled = max(0, min(barWidth, Int((percent / 100 * Double(barWidth)).rounded(.down))))
         return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
+    }
+
+    /// The PROGRESS cell of a task row ("45.2%"), nil when it has none ("-").
+    private static func percent(_ row: String) -> Double? {
+        let fields = row.split(separator: " ", omittingEmptySubsequences: true)
+        return fields.count > 2 && fields[2].hasSuffix("%") ? Double(fields[2].dropLast()) : nil
+    }
+
+    /// `count` of `rows`, the busiest first by state, shown in id order.
+    private static func mostImportant(_ rows: [String], _ count: Int) -> [String] {
+        let rank = ["downloading": 0, "verifying": 0, "retrying": 1, "queued": 2, "paused": 3, "failed": 4]
+        func rankOf(_ row: String) -> Int {
+            let fields = row.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+            return fields.count > 1 ? rank[String(fields[1])] ?? 5 : 5
+        }
+        let kept = rows.indices.sorted { (rankOf(rows[$0]), $0) < (rankOf(rows[$1]), $1) }.prefix(count)
+        return kept.sorted().map { rows[$0] }
     }
 }

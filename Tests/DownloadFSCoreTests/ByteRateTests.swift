@@ -18,6 +18,22 @@ final class ByteRateTests: XCTestCase {
         XCTAssertEqual(ByteRate.parse("1GiB"), 1024 * 1024 * 1024)
     }
 
+    /// `2Mb` is how a line speed in bits is written: taking it as 2 MiB/s
+    /// would allow eight times what was meant, so it is refused with the fix.
+    func test_R1_aLowercaseBAfterTheUnitMeansBitsAndIsRefused() {
+        for text in ["2Mb", "500kb", "1gb", "2mb/s", "2Mb/S"] {
+            XCTAssertThrowsError(try ByteRate.read(text), text) { error in
+                XCTAssertEqual(error as? ByteRateError, .bits(text))
+            }
+        }
+        XCTAssertEqual(ByteRateError.bits("2Mb").message,
+                       "rate \"2Mb\" is in bits (a lowercase b); limits are in bytes per second: use B or no letter for bytes (2M), or divide by 8 (2 Mbit/s is 256K)")
+        // Bytes, whatever the case of the unit, and KiB spelled in lowercase.
+        for text in ["2MB", "2mB", "2MiB", "2mib", "2M"] {
+            XCTAssertEqual(ByteRate.parse(text), 2 * 1024 * 1024, text)
+        }
+    }
+
     func test_R1_fractionalRates() {
         XCTAssertEqual(ByteRate.parse("1.5MiB"), 1_572_864)
         XCTAssertEqual(ByteRate.parse("0.5K"), 512)

@@ -83,6 +83,6 @@ final class RetryPolicyTests: XCTestCase {
     func test_R55_redirectAndTLSProblemsFailAtOnce() {
         XCTAssertEqual(policy.decide(.tooManyRedirects, failuresWithoutData: 1), .fail)
         XCTAssertEqual(policy.decide(.forbiddenRedirect("file"), failuresWithoutData: 1), .fail)
-        XCTAssertEqual(policy.decide(.tls("expired"), failuresWithoutData: 1), .fail)
+        XCTAssertEqual(policy.decide(.tls(.expired), failuresWithoutData: 1), .fail)
     }
 }

@@ -20,7 +20,7 @@ final class TransferFailureTests: XCTestCase {
                        "No space left on device")
         XCTAssertEqual(TransferFailure.other(code: 56, message: "Recv failure").message, "Recv failure")
         XCTAssertEqual(TransferFailure.other(code: 56, message: "").message, "transfer error (curl code 56)")
-        XCTAssertEqual(TransferFailure.tls("certificate has expired").message, "TLS error: certificate has expired")
+        XCTAssertEqual(TransferFailure.tls(.expired).message, "TLS: the server's certificate has expired")
     }
 
     func test_R53_transientFailures() {
@@ -35,7 +35,7 @@ final class TransferFailureTests: XCTestCase {
 
     func test_R53_permanentFailures() {
         let permanent: [TransferFailure] = [
-            .tooManyRedirects, .forbiddenRedirect("file"), .tls("bad cert"), .badURL("x"),
+            .tooManyRedirects, .forbiddenRedirect("file"), .tls(.other("bad cert")), .badURL("x"),
             .refused("the FTP server has no such file"), .headerTooLarge,
             .writeError(errno: 28, message: "No space left on device"), .writeError(errno: 5, message: "Input/output error"),
         ] + [400, 401, 403, 404, 405, 410, 416, 451, 501, 505, 300, 304].map { .http(status: $0, retryAfter: nil) }

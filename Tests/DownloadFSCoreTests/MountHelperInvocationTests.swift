@@ -1,0 +1,61 @@
+import XCTest
+@testable import DownloadFSCore
+
+/// R8: what mount.fuse3 runs for an fstab line becomes `downloadfs mount`.
+final class MountHelperInvocationTests: XCTestCase {
+    private let subcommands: Set<String> = ["mount", "unmount", "add", "status"]
+
+    private func arguments(_ line: [String]) throws -> [String]? {
+        try MountHelperInvocation.parse(line, subcommands: subcommands)?.mountArguments
+    }
+
+    func test_R8_fstabOptionsBecomeMountOptionsAndTheRestGoToFUSE() throws {
+        // What mount.fuse3 passes for `noauto,user,max-active=4,allow_other`.
+        XCTAssertEqual(try arguments(["/s", "/m", "-o", "rw,max-active=4,allow_other,dev,suid"]),
+                       ["mount", "/m", "--state-dir", "/s", "--max-active", "4", "-o", "rw", "-o", "allow_other"])
+    }
+
+    func test_R8_everyOwnOptionIsTaken() throws {
+        let list = "max-active=2,max-tries=3,speed-limit=1M,split=4,max-connections-per-host=5,"
+            + "ca-certificate=/etc/ca.pem,on-complete=notify-send done"
+        XCTAssertEqual(try arguments(["/s", "/m", "-o", list]),
+                       ["mount", "/m", "--state-dir", "/s", "--max-active", "2", "--max-tries", "3",
+                        "--speed-limit", "1M", "--split", "4", "--max-connections-per-host", "5",
+                        "--ca-certificate", "/etc/ca.pem", "--on-complete", "notify-send done"])
+    }
+
+    func test_R8_underscoresRepeatedListsAndGluedO() throws {
+        XCTAssertEqual(try arguments(["/s", "/m", "-omax_active=4", "-o", "split=2"]),
+                       ["mount", "/m", "--state-dir", "/s", "--max-active", "4", "--split", "2"])
+    }
+
+    func test_R8_commentsAndMountsOwnWordsAreDropped() throws {
+        XCTAssertEqual(try arguments(["/s", "/m", "-o", "x-systemd.automount,x-gvfs-show,noauto,user,_netdev,nofail,defaults,comment=x"]),
+                       ["mount", "/m", "--state-dir", "/s"])
+        XCTAssertEqual(try arguments(["/s", "/m"]), ["mount", "/m", "--state-dir", "/s"])
+        XCTAssertEqual(try arguments(["/s", "/m", "-n", "-f"]), ["mount", "/m", "--state-dir", "/s", "--foreground"])
+    }
+
+    func test_R8_otherFormsAreNotTheHelpersAndAreLeftAlone() throws {
+        XCTAssertNil(try arguments(["mount", "/m"]))
+        XCTAssertNil(try arguments(["--help"]))
+        XCTAssertNil(try arguments(["/s"]))
+        XCTAssertNil(try arguments(["/s", "--version"]))
+        XCTAssertNil(try arguments([]))
+    }
+
+    func test_R8_badListsSayWhatIsWrong() {
+        XCTAssertThrowsError(try arguments(["/s", "/m", "-o"])) {
+            XCTAssertEqual(($0 as? MountHelperError)?.message, "-o needs a list of options (e.g. -o max-active=4,allow_other)")
+        }
+        XCTAssertThrowsError(try arguments(["/s", "/m", "-o", "max-active"])) {
+            XCTAssertEqual($0 as? MountHelperError, .missingValue("max-active"))
+        }
+        XCTAssertThrowsError(try arguments(["/s", "/m", "-o", "split="])) {
+            XCTAssertEqual($0 as? MountHelperError, .missingValue("split"))
+        }
+        XCTAssertThrowsError(try arguments(["/s", "/m", "--bogus"])) {
+            XCTAssertEqual($0 as? MountHelperError, .unexpected("--bogus"))
+        }
+    }
+}
