@@ -174,6 +174,35 @@ def test_r4_status_cuts_long_names_to_the_terminal(mount, faultserver, downloadf
     assert name not in screen
 
 
+def test_r4_status_watch_fits_a_small_terminal(make_mount, faultserver, downloadfs_bin, tmux):
+    """60 columns by 10 rows and 13 tasks: every frame fits the window, the
+    downloading task is the row kept first with its whole name, and one line
+    says how many rows are not shown."""
+    mount = make_mount("--max-active", "1")
+    busy = mount.add_one(faultserver.add("/busy.bin", size=64 * MiB, throttle=1 * MiB), "out=the-busy-one.bin")
+    mount.wait_state(busy, "downloading")
+    for index in range(12):
+        mount.add_one(faultserver.add(f"/q{index}.bin", size=1000), f"out=queued-task-{index:02d}.bin")
+    tmux("new-session", "-d", "-s", "small", "-x", "60", "-y", "10",
+         f"{downloadfs_bin} status {mount.mp} --watch")
+
+    def frame():
+        text = tmux("capture-pane", "-p", "-t", "small").stdout
+        return text if "total:" in text and "not shown" in text else None
+
+    screen = wait_until(frame, 5, "a frame of the small window")
+    lines = screen.rstrip("\n").splitlines()
+    assert len(lines) <= 9 and lines[0].lstrip().startswith("ID"), screen
+    assert all(len(line) <= 60 for line in lines), screen
+    [row] = [line for line in lines if re.match(rf"\s*{busy}\s+downloading\b", line)]
+    assert row.endswith("the-busy-one.bin"), row
+    [more] = [line for line in lines if "not shown" in line]
+    shown = sum(1 for line in lines if "queued-task-" in line)
+    assert re.search(rf"\b{12 - shown} more tasks not shown", more), screen
+    assert any(line.startswith("total: 13 tasks") for line in lines), screen
+    tmux("send-keys", "-t", "small", "C-c")
+
+
 HELP_DIR = Path(__file__).parent / "help"
 COMMANDS = [[], ["mount"], ["unmount"], ["add"], ["status"]]
 COMMAND_IDS = ["downloadfs", "mount", "unmount", "add", "status"]
