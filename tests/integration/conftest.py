@@ -27,15 +27,18 @@ def downloadfs_bin():
 def make_mount(downloadfs_bin, tmp_path, request):
     """Factory: `make_mount("--max-active", "2", start=True)` → a started `Mount`.
 
+    `env={"http_proxy": URL}` adds variables to the daemon's environment
+    (merged over os.environ; a None value removes one).
+
     Every mount made here is unmounted (lazily if busy), its daemon ended by
     pid and its temp dirs removed when the test ends, pass or fail.
     """
     mounts = []
     request.node.downloadfs_mounts = mounts
 
-    def make(*options, start=True, state_dir=None, mountpoint=None):
+    def make(*options, start=True, state_dir=None, mountpoint=None, env=None):
         mount = Mount(downloadfs_bin, tmp_path / f"m{len(mounts)}", options,
-                      state_dir=state_dir, mountpoint=mountpoint)
+                      state_dir=state_dir, mountpoint=mountpoint, env=env)
         mounts.append(mount)
         if start:
             mount.start()

@@ -2,11 +2,9 @@
 
 import os
 import re
-import subprocess
 
 import pytest
 
-from support.faultserver import FaultServer
 from support.files import KiB, sha256_file, sha256_of
 
 
@@ -94,28 +92,6 @@ def test_r55_hostile_content_disposition(mount, faultserver, tmp_path, case):
     after = _tree(tmp_path, {str(mount.mp), str(mount.state)})
     assert after - before <= {str(p) for p in mount.runs}, f"written outside STATE: {after - before}"
     assert not os.path.exists(tmp_path.parent / "escape.bin")
-
-
-@pytest.fixture
-def tls_server(tmp_path):
-    """An HTTPS fault server with a self-signed certificate nobody trusts."""
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True,
-                   timeout=60)
-    server = FaultServer(tls=(str(cert), str(key)))
-    yield server
-    server.stop()
-
-
-def test_r55_tls_certificates_verified(make_mount, tls_server):
-    mount = make_mount("--max-tries", "2")
-    task = mount.add_one(tls_server.add("/secure.bin", size=1000))
-    status = mount.wait_state(task, "failed", timeout=20)
-    assert re.search(r"certif|ssl|tls", status["error"], re.IGNORECASE), status["error"]
-    assert mount.files() == []
-    assert tls_server.gets("/secure.bin") == [], "a request went over an unverified connection"
 
 
 def test_r55_megabyte_header_fails_once_and_says_why(mount, faultserver):

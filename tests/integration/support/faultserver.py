@@ -7,7 +7,9 @@ requests, send hostile headers. Every request is recorded (method, Range,
 If-Range, all headers, status, the first body byte served, body bytes actually
 written to the socket, which TCP connection carried it) so tests can assert
 what the daemon asked for and how much it fetched; every TCP connection is
-recorded too, so tests can count how many were open at once.
+recorded too, so tests can count how many were open at once. It also plays
+an HTTP proxy: a request in absolute form (`GET http://any.name/x`, what a
+client sends a proxy) is served as `/x` and recorded with `proxied` set.
 
 Each response is throttled on its own (`throttle` is per connection, as
 nginx's `limit_rate`), so N connections get N times the rate. A response
@@ -49,6 +51,10 @@ _REASONS = {
     500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
     504: "Gateway Timeout",
 }
+
+
+# An absolute-form request target (RFC 9112 §3.2.2): `http://host[:port]/path`.
+_ABSOLUTE_FORM = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def http_date(epoch):
@@ -163,6 +169,9 @@ class RequestRecord:
     version: int = 0            # version of the file the body came from
     finished: Optional[float] = None
     complete: bool = False      # the whole promised body was written
+    proxied: bool = False       # asked in absolute form (`GET http://host/x`), as a
+                                # client asks an HTTP proxy; `path` is then the URL's path
+    absolute_url: Optional[str] = None  # the absolute-form target as sent, else None
 
     @property
     def range(self):
@@ -389,11 +398,20 @@ class FaultServer:
             return
 
     def _serve(self, handler, head):
-        split = urlsplit(handler.path)
+        target = handler.path
+        absolute = _ABSOLUTE_FORM.match(target) is not None
+        if absolute:
+            # What a client sends to an HTTP proxy: serve the URL's path and
+            # query as if asked directly (this server plays the proxy and
+            # the origin both).
+            parts = urlsplit(target)
+            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        split = urlsplit(target)
         record = RequestRecord(method=handler.command, path=split.path, query=split.query,
                                headers={k.lower(): v for k, v in handler.headers.items()},
                                started=time.monotonic(),
-                               connection=getattr(handler, "conn_number", 0))
+                               connection=getattr(handler, "conn_number", 0),
+                               proxied=absolute, absolute_url=handler.path if absolute else None)
         with self._lock:
             self._log.append(record)
         try:

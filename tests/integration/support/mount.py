@@ -82,13 +82,16 @@ def read_with_timeout(path, timeout=3.0, binary=False):
 class Mount:
     """One mountpoint + state dir and the daemon runs over them."""
 
-    def __init__(self, binary, base, options=(), state_dir=None, mountpoint=None):
+    def __init__(self, binary, base, options=(), state_dir=None, mountpoint=None, env=None):
         self.binary = Path(binary)
         self.base = Path(base)
         self.base.mkdir(parents=True, exist_ok=True)
         self.mp = Path(mountpoint) if mountpoint else self.base / "mnt"
         self.state = Path(state_dir) if state_dir else self.base / "state"
         self.options = [str(o) for o in options]
+        # Extra environment for the daemon, merged over os.environ; a value
+        # of None removes that variable. None: the daemon inherits ours.
+        self.env = dict(env) if env else None
         self.proc = None
         self.runs = []  # log files, one per daemon run
         # Teardown checks the catalog is sound after whatever the test did
@@ -104,6 +107,18 @@ class Mount:
             cmd.append("--foreground")
         return cmd + self.options
 
+    def environ(self):
+        """The daemon's environment: None (inherit ours) or os.environ with `env` over it."""
+        if self.env is None:
+            return None
+        merged = dict(os.environ)
+        for key, value in self.env.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = str(value)
+        return merged
+
     def start(self, timeout=READY_TIMEOUT):
         """Start a foreground daemon and wait until the mount is ready."""
         try:
@@ -114,7 +129,8 @@ class Mount:
         self.runs.append(log_path)
         with open(log_path, "wb") as log:
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+                                         stderr=subprocess.STDOUT, start_new_session=True,
+                                         env=self.environ())
         wait_until(lambda: self.proc.poll() is not None or self.ready(), timeout,
                    f"mount at {self.mp} to be ready")
         if self.proc.poll() is not None:
@@ -125,7 +141,7 @@ class Mount:
     def assert_mount_refused(self, workdir):
         """`downloadfs mount` (background) must fail with one line and leave
         nothing mounted (R2); returns its Result for further checks."""
-        result = run_cli(self.command(foreground=False), workdir)
+        result = run_cli(self.command(foreground=False), workdir, env=self.environ())
         assert result.returncode != 0, result
         assert one_line_message(result.stderr), f"want a one-line message, got {result.stderr!r}"
         assert not mounted_in_table(self.mp)
