@@ -9,7 +9,6 @@ public enum HostKey {
 
     /// The URL's host name, lowercased, without an IPv6 literal's brackets.
     public static func name(of url: String) -> String {
-        guard let parts = URLParts.split(url) else { return url }
-        return parts.host.lowercased().filter { $0 != "[" && $0 != "]" }
+        URLParts.split(url)?.hostName ?? url
     }
 }

@@ -13,7 +13,7 @@ public enum ProxyChoice {
         guard let parts = URLParts.split(url) else { return nil }
         let scheme = parts.scheme.lowercased()
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let host = parts.host.lowercased().filter { $0 != "[" && $0 != "]" }
+        let host = parts.hostName
         if let list = value("no_proxy") ?? value("NO_PROXY"), bypasses(host, list) { return nil }
         let chosen = value("\(scheme)_proxy") ?? (scheme == "http" ? nil : value("\(scheme.uppercased())_PROXY"))
             ?? value("all_proxy") ?? value("ALL_PROXY")

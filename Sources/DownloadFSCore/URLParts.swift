@@ -16,6 +16,10 @@ struct URLParts: Sendable, Equatable {
     /// The fragment text after "#", nil when there is no "#".
     var fragment: String?
 
+    /// The host lowercased, without an IPv6 literal's brackets: the name
+    /// that connections, proxies and certificates are about.
+    var hostName: String { host.lowercased().filter { $0 != "[" && $0 != "]" } }
+
     /// Splits `s`; nil when it has no `scheme://` prefix.
     static func split(_ s: String) -> URLParts? {
         guard let colon = s.firstIndex(of: ":") else { return nil }

@@ -1,27 +1,25 @@
 import CCurl
 import DownloadFSCore
+import Foundation
 
 /// Maps libcurl result codes to the failures the retry policy understands.
 enum CurlFailure {
     /// `detail` is curl's error buffer for this transfer (often more precise
     /// than the code's text); `ftp` says which protocol's words to use;
-    /// `url` is what was asked for and `proxy` the proxy curl took for it.
+    /// `url` is what was asked for (its host names a certificate mismatch,
+    /// its proxy a failure to reach one).
     static func from(_ code: CURLcode, receivedData: Bool, redirects: Int, detail: String = "",
-                     ftp: Bool = false, url: String = "", proxy: String? = nil) -> TransferFailure {
-        if let proxy {
-            switch code {
-            case CURLE_COULDNT_CONNECT: return .proxy(address: proxy, reason: "connection refused")
-            case CURLE_COULDNT_RESOLVE_PROXY: return .proxy(address: proxy, reason: "could not resolve its host")
-            case CURLE_PROXY: return .proxy(address: proxy, reason: detail.isEmpty ? Curl.describe(code) : detail)
-            case CURLE_RECV_ERROR where detail.contains("CONNECT"):
-                // "CONNECT tunnel failed, response 403": the proxy refused to reach the server.
-                return .proxy(address: proxy, reason: detail)
-            default: break
-            }
-        }
+                     ftp: Bool = false, url: String = "") -> TransferFailure {
+        let words = detail.isEmpty ? Curl.describe(code) : detail
         switch code {
-        case CURLE_COULDNT_CONNECT: return .connectionRefused
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .dnsFailure
+        case CURLE_COULDNT_CONNECT: return throughProxy(url, "connection refused") ?? .connectionRefused
+        case CURLE_COULDNT_RESOLVE_HOST: return .dnsFailure
+        case CURLE_COULDNT_RESOLVE_PROXY: return throughProxy(url, "could not resolve its host") ?? .dnsFailure
+        case CURLE_PROXY:
+            return throughProxy(url, words) ?? .other(code: Int(code.rawValue), message: words)
+        case CURLE_RECV_ERROR where detail.contains("CONNECT tunnel"):
+            // "CONNECT tunnel failed, response 403": the proxy would not reach the server.
+            return throughProxy(url, detail) ?? .connectionReset
         case CURLE_OPERATION_TIMEDOUT:
             // curl reports the low-speed limit (1 KiB/s for 30 s) as a timeout too.
             return receivedData ? .stalled : .timedOut
@@ -34,8 +32,7 @@ enum CurlFailure {
         case CURLE_URL_MALFORMAT: return .badURL("malformed URL")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:
-            return .tls(TLSProblem(curlDetail: detail.isEmpty ? Curl.describe(code) : detail,
-                                   host: HostKey.name(of: url)))
+            return .tls(TLSProblem(curlDetail: words, host: HostKey.name(of: url)))
         case CURLE_LOGIN_DENIED:
             return .refused(ftp ? "the FTP server refused the login: wrong user name or password"
                                 : "the server refused the login: wrong user name or password")
@@ -52,7 +49,14 @@ enum CurlFailure {
             // code and no message; a real lack of memory is far rarer.
             return .headerTooLarge
         default:
-            return .other(code: Int(code.rawValue), message: detail.isEmpty ? Curl.describe(code) : detail)
+            return .other(code: Int(code.rawValue), message: words)
         }
+    }
+
+    /// The failure as the proxy's, when curl reached `url` through one
+    /// (from the environment, as curl reads it; only read on such failures).
+    private static func throughProxy(_ url: String, _ reason: String) -> TransferFailure? {
+        ProxyChoice.proxy(for: url, environment: ProcessInfo.processInfo.environment)
+            .map { .proxy(address: $0, reason: reason) }
     }
 }

@@ -119,7 +119,7 @@ final class EasyTransfer {
         set(ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1))
         if let file = trust.caFile { set(ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, file)) }
         if let directory = trust.caDirectory { set(ccurl_easy_setopt_string(handle, CURLOPT_CAPATH, directory)) }
-        set(ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, "downloadfs/\(ProductVersion.current)"))
+        set(ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, Curl.userAgent))
         set(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me))
         set(ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
             Unmanaged<EasyTransfer>.fromOpaque(user!).takeUnretainedValue().receive(data!, size * count)
@@ -372,9 +372,8 @@ final class EasyTransfer {
         guard code == CURLE_OK else {
             var redirects = 0
             _ = ccurl_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
-            let proxy = ProxyChoice.proxy(for: url, environment: ProcessInfo.processInfo.environment)
             return .failed(CurlFailure.from(code, receivedData: receivedData, redirects: redirects,
-                                            detail: errorText, ftp: isFTP, url: url, proxy: proxy))
+                                            detail: errorText, ftp: isFTP, url: url))
         }
         if let end, end != .max, position < end { return .failed(.partialBody) }
         return .done

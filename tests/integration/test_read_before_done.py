@@ -116,6 +116,21 @@ def _completes_whole(mount, faultserver, task, name, command, seed, size):
     assert sha256_file(mount.mp / "files" / name) == sha256_of(seed, size)
 
 
+def _reads_missing_bytes(mount, faultserver, task, name, status, size, seed, offset, length):
+    """A task at rest (`status`: paused or queued, its total known) has a
+    full-size data file, and a read of bytes it does not hold comes back
+    right and leaves its state. Returns (the file's path, the bytes it held,
+    the GETs its server had seen before the read)."""
+    state = status["state"]
+    kept = int(status["downloaded"])
+    path = mount.task_dir(task) / name
+    assert os.stat(path).st_size == size, f"a {state} task's data file is not full size"
+    before = len(faultserver.gets("/" + name))
+    _reads_right(path, seed, offset, length, f"a {state} task's missing bytes")
+    assert mount.status(task)["state"] == state, "the read changed the task's state"
+    return path, kept, before
+
+
 def _fetched_only_the_read(mount, faultserver, task, path, state, before, kept, length):
     """After a read of `length` bytes of a task in `state` (paused or queued)
     whose server had seen `before` GETs and which held `kept` bytes: it
@@ -300,13 +315,9 @@ def test_r23_paused_task_serves_a_read_and_stays_paused(mount, faultserver):
     seed = 234
     task = mount.add_one(faultserver.add("/paused.bin", size=size, seed=seed, throttle=2 * MiB))
     status = _paused_midway(mount, faultserver, task, "/paused.bin", 512 * KiB)
-    kept = int(status["downloaded"])
-    path = mount.task_dir(task) / "paused.bin"
-    assert os.stat(path).st_size == size, "a paused task's data file is not full size"
-    before = len(faultserver.gets("/paused.bin"))
     offset, length = 20 * MiB + 777, 64 * KiB
-    _reads_right(path, seed, offset, length, "a paused task's missing bytes")
-    assert mount.status(task)["state"] == "paused", "the read changed the task's state"
+    path, kept, before = _reads_missing_bytes(mount, faultserver, task, "paused.bin", status, size, seed,
+                                              offset, length)
     # Bytes it holds are served as they are.
     held, _ = _timed_read(path, 0, min(kept, 256 * KiB))
     _same(held, content(seed, min(kept, 256 * KiB)), "a paused task's held bytes")
@@ -338,13 +349,9 @@ def test_r23_queued_task_serves_a_read_and_stays_queued(make_mount, faultserver)
     mount.ctl(first, "resume")  # the one slot is busy: back in line
     status = mount.wait_state(first, "queued", timeout=5)
     assert status["total"] == str(size), status
-    kept = int(status["downloaded"])
-    path = mount.task_dir(first) / "queued.bin"
-    assert os.stat(path).st_size == size, "a queued task with a known total is not full size"
-    before = len(faultserver.gets("/queued.bin"))
-    offset, length = 24 * MiB + 99, 64 * KiB
-    _reads_right(path, seed, offset, length, "a queued task's missing bytes")
-    assert mount.status(first)["state"] == "queued", "the read changed the task's state"
+    length = 64 * KiB
+    _, kept, before = _reads_missing_bytes(mount, faultserver, first, "queued.bin", status, size, seed,
+                                           24 * MiB + 99, length)
     assert mount.status(other)["state"] == "downloading", "the read took the other task's slot"
     _fetched_only_the_read(mount, faultserver, first, "/queued.bin", "queued", before, kept, length)
     _completes_whole(mount, faultserver, first, "queued.bin", "start", seed, size)
