@@ -213,9 +213,15 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         send(.read(id, range, reader, parked))
     }
 
+    /// Signals only when the inbox was empty: the loop takes every message
+    /// a wake-up finds, so a signal per message made one empty turn for
+    /// each message that came with another.
     func send(_ message: LoopMessage) {
-        inbox.withLock { $0.append(message) }
-        wakeUp.signal()
+        let first = inbox.withLock { queue -> Bool in
+            queue.append(message)
+            return queue.count == 1
+        }
+        if first { wakeUp.signal() }
     }
 
     // MARK: - engine reports (engine thread, checkpointer): hand off only

@@ -6,6 +6,8 @@
                                             holds N entries; prints the seconds
     helper.py latency MNT ID[,ID...] SECS   time reads of MNT/queue/<first id>/status
                                             while every task is `downloading`
+    helper.py syncmove DIR DEST THREADS     fdatasync each file of DIR and rename it into
+                                            DEST, THREADS at a time; prints the seconds
     helper.py offsets SIZE K SEED           the K read offsets of `stream`, in the order read
     helper.py reads [--hold] FILE SRC K SEED [MNT ID]
                                             time K reads of 64 KiB (open, pread, close)
@@ -66,6 +68,29 @@ def fill(mnt, listing, count, timeout):
             print(f"timeout: {len(os.listdir(files))} of {count} in files/", file=sys.stderr)
             return 1
         time.sleep(0.005)
+
+
+def syncmove(source, dest, threads):
+    """What R51 asks of a downloader beyond curl's work, for the `many`
+    part: each file's data flushed (fdatasync) and the file renamed into
+    another directory, `threads` at a time (downloadfs's workers run in
+    parallel too)."""
+    from concurrent.futures import ThreadPoolExecutor
+    os.makedirs(dest, exist_ok=True)
+
+    def one(name):
+        fd = os.open(os.path.join(source, name), os.O_RDONLY)
+        try:
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
+        os.rename(os.path.join(source, name), os.path.join(dest, name))
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(one, os.listdir(source)))
+    print(f"{time.monotonic() - start:.3f}")
+    return 0
 
 
 def status(mnt, task):
@@ -369,6 +394,8 @@ def main(argv):
         return 0
     if len(argv) == 6 and argv[1] == "fill":
         return fill(argv[2], argv[3], int(argv[4]), float(argv[5]))
+    if len(argv) == 5 and argv[1] == "syncmove":
+        return syncmove(argv[2], argv[3], int(argv[4]))
     if len(argv) == 5 and argv[1] == "latency":
         return latency(argv[2], argv[3], float(argv[4]))
     if len(argv) == 5 and argv[1] == "offsets":
