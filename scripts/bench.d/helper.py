@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 
 def add(mnt, listing):
@@ -75,7 +76,6 @@ def syncmove(source, dest, threads):
     part: each file's data flushed (fdatasync) and the file renamed into
     another directory, `threads` at a time (downloadfs's workers run in
     parallel too)."""
-    from concurrent.futures import ThreadPoolExecutor
     os.makedirs(dest, exist_ok=True)
 
     def one(name):
