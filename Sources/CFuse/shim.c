@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CFuse.h"
 #include <string.h>
 
@@ -182,4 +183,117 @@ void cfuse_worker_enter(void) {
     attr.sched_flags = 0;
     attr.sched_runtime = 100 * 1000; /* ns */
     (void)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
+/* FUSE passthrough (Linux 6.9+): the kernel reads an open file straight
+   from a backing file of ours, so reads of finished files cost no request
+   and no copy through the daemon (SPEC §9, reads of files/). libfuse 3.14
+   (Debian 12) predates it, so this asks for it on the wire instead: the
+   session's I/O goes through the two hooks below (fuse_session_custom_io,
+   which 3.14 has), which note whether the kernel's INIT offers passthrough,
+   add it to libfuse's INIT reply, and mark the open replies sent by
+   cfuse_reply_open_backing. The constants and layouts are the kernel's
+   (include/uapi/linux/fuse.h, protocol 7.40), written out here: libfuse
+   does not install its copy and Debian 12's is older. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+
+#define CFUSE_OP_INIT 26
+#define CFUSE_INIT_EXT (1u << 30)
+#define CFUSE_PASSTHROUGH_FLAGS2 (1u << 5)   /* FUSE_PASSTHROUGH, 1ULL << 37 */
+#define CFUSE_FOPEN_PASSTHROUGH (1u << 7)
+/* What the kernel accepts beside it (FOPEN_PASSTHROUGH_MASK): DIRECT_IO,
+   NOFLUSH, PARALLEL_DIRECT_WRITES. KEEP_CACHE would make it refuse the
+   open (EIO); the backing file's own page cache is what is kept. */
+#define CFUSE_FOPEN_PASSTHROUGH_MASK ((1u << 0) | (1u << 5) | (1u << 6) | CFUSE_FOPEN_PASSTHROUGH)
+struct cfuse_backing_map { int32_t fd; uint32_t flags; uint64_t padding; };
+struct cfuse_in_header { uint32_t len, opcode; uint64_t unique, nodeid; uint32_t uid, gid, pid;
+                         uint16_t total_extlen, padding; };
+struct cfuse_init_in { uint32_t major, minor, max_readahead, flags, flags2, unused[11]; };
+struct cfuse_out_header { uint32_t len; int32_t error; uint64_t unique; };
+struct cfuse_init_out { uint32_t major, minor, max_readahead, flags; uint16_t max_background, congestion_threshold;
+                        uint32_t max_write, time_gran; uint16_t max_pages, map_alignment;
+                        uint32_t flags2, max_stack_depth; uint16_t request_timeout; uint16_t unused[11]; };
+struct cfuse_open_out { uint64_t fh; uint32_t open_flags; int32_t backing_id; };
+#define CFUSE_DEV_IOC_BACKING_OPEN _IOW(229, 1, struct cfuse_backing_map)
+#define CFUSE_DEV_IOC_BACKING_CLOSE _IOW(229, 2, uint32_t)
+_Static_assert(sizeof(struct cfuse_in_header) == 40, "fuse_in_header");
+_Static_assert(sizeof(struct cfuse_init_in) == 64, "fuse_init_in");
+_Static_assert(sizeof(struct cfuse_out_header) == 16, "fuse_out_header");
+_Static_assert(sizeof(struct cfuse_init_out) == 64, "fuse_init_out");
+_Static_assert(sizeof(struct cfuse_open_out) == 16, "fuse_open_out");
+
+/* The INIT request's id while the kernel offered passthrough (0: none). */
+static _Atomic uint64_t cfuse_init_unique = 0;
+static _Atomic int cfuse_asked_passthrough = 0;
+/* The backing id for the open reply this thread is sending (0: none). */
+static __thread int32_t cfuse_reply_backing = 0;
+
+static ssize_t cfuse_io_read(int fd, void *buf, size_t len, void *userdata) {
+    (void)userdata;
+    ssize_t n = read(fd, buf, len);
+    if (n >= (ssize_t)(sizeof(struct cfuse_in_header) + sizeof(struct cfuse_init_in))) {
+        const struct cfuse_in_header *in = buf;
+        const struct cfuse_init_in *init = (const void *)(in + 1);
+        if (in->opcode == CFUSE_OP_INIT && (init->flags & CFUSE_INIT_EXT)
+            && (init->flags2 & CFUSE_PASSTHROUGH_FLAGS2))
+            atomic_store(&cfuse_init_unique, in->unique);
+    }
+    return n;
+}
+
+static ssize_t cfuse_io_writev(int fd, struct iovec *iov, int count, void *userdata) {
+    (void)userdata;
+    if (count >= 2 && iov[0].iov_len == sizeof(struct cfuse_out_header)) {
+        const struct cfuse_out_header *out = iov[0].iov_base;
+        uint64_t init = atomic_load(&cfuse_init_unique);
+        if (out->error == 0 && cfuse_reply_backing > 0 && iov[1].iov_len == sizeof(struct cfuse_open_out)) {
+            struct cfuse_open_out *open = iov[1].iov_base;
+            open->open_flags = (open->open_flags | CFUSE_FOPEN_PASSTHROUGH) & CFUSE_FOPEN_PASSTHROUGH_MASK;
+            open->backing_id = cfuse_reply_backing;
+        } else if (init != 0 && out->unique == init && out->error == 0
+                   && iov[1].iov_len == sizeof(struct cfuse_init_out)) {
+            struct cfuse_init_out *reply = iov[1].iov_base;
+            reply->flags |= CFUSE_INIT_EXT;
+            reply->flags2 |= CFUSE_PASSTHROUGH_FLAGS2;
+            reply->max_stack_depth = 1;  /* backing files on a filesystem that stacks on none */
+            atomic_store(&cfuse_asked_passthrough, 1);
+        }
+    }
+    return writev(fd, iov, count);
+}
+
+static ssize_t cfuse_io_splice_send(int fdin, off_t *offin, int fdout, off_t *offout, size_t len,
+                                    unsigned int flags, void *userdata) {
+    (void)userdata;
+    return splice(fdin, offin, fdout, offout, len, flags);
+}
+
+int cfuse_passthrough_install(struct fuse_session *se) {
+    static const struct fuse_custom_io io = {
+        .writev = cfuse_io_writev, .read = cfuse_io_read, .splice_send = cfuse_io_splice_send,
+    };
+    return fuse_session_custom_io(se, &io, fuse_session_fd(se));
+}
+
+int cfuse_passthrough_asked(void) { return atomic_load(&cfuse_asked_passthrough); }
+
+int cfuse_backing_open(struct fuse_session *se, int fd) {
+    struct cfuse_backing_map map = { .fd = fd, .flags = 0, .padding = 0 };
+    int id = ioctl(fuse_session_fd(se), CFUSE_DEV_IOC_BACKING_OPEN, &map);
+    return id > 0 ? id : -(id == 0 ? EIO : errno);
+}
+
+void cfuse_backing_close(struct fuse_session *se, int id) {
+    uint32_t backing = (uint32_t)id;
+    (void)ioctl(fuse_session_fd(se), CFUSE_DEV_IOC_BACKING_CLOSE, &backing);
+}
+
+int cfuse_reply_open_backing(fuse_req_t req, const struct fuse_file_info *fi, int backing_id) {
+    cfuse_reply_backing = backing_id;
+    int rc = fuse_reply_open(req, fi);
+    cfuse_reply_backing = 0;
+    return rc;
 }

@@ -83,7 +83,9 @@ public enum Daemon {
             // Anything libfuse said on the way is not an error after all.
             let held = FuseSession.releaseHeldMessages()
             if !held.isEmpty { FileHandle.standardError.write(Data(held.utf8)) }
-            log.daemon("mounted at \(mountpoint) (state dir \(root); \(settings))")
+            let reads = session.enablePassthrough().map { "files/ is read through the daemon: \($0)" }
+                ?? "files/ is read by the kernel straight from the state dir (FUSE passthrough)"
+            log.daemon("mounted at \(mountpoint) (state dir \(root); \(settings)); \(reads)")
             ready()
         }
 

@@ -113,7 +113,7 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     /// Registers a handle and says how the kernel may treat it.
     private func opened(_ file: any OpenFile) -> OpenedFile {
         OpenedFile(handle: handles.register(file), directIO: file.caching == .none, keepCache: file.caching == .keep,
-                   noFlush: !(file is any FileFlusher))
+                   noFlush: !(file is any FileFlusher), backing: file.backing)
     }
 
     func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply) {

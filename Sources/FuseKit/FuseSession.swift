@@ -47,6 +47,7 @@ public final class FuseSession: @unchecked Sendable {
             throw FuseError("could not install signal handlers")
         }
         notifier.start(session!)
+        bridge.passthrough.attach(session)
     }
 
     /// Mounts (through fusermount3); on failure the error carries what
@@ -63,6 +64,15 @@ public final class FuseSession: @unchecked Sendable {
         // A successful fusermount3 says nothing; if it did, keep it visible.
         if !helperSaid.isEmpty { FileHandle.standardError.write(Data(helperSaid.utf8)) }
         mounted = true
+        // Without the hooks, opens are simply served through the daemon.
+        _ = cfuse_passthrough_install(session)
+    }
+
+    /// Once the mount answers (INIT is done): lets the kernel read files
+    /// opened with a backing descriptor by itself. nil when it will, else
+    /// why it will not (the daemon logs it; reads then come to the daemon).
+    public func enablePassthrough() -> String? {
+        bridge.passthrough.enable()
     }
 
     /// Serves requests on libfuse's worker threads until unmounted,

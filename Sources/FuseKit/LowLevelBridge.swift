@@ -11,6 +11,7 @@ import Glibc
 final class LowLevelBridge: @unchecked Sendable {
     let operations: FileSystemOperations
     let directories = DirectoryBuffer()
+    let passthrough = PassthroughFiles()
 
     init(operations: FileSystemOperations) { self.operations = operations }
 
@@ -126,10 +127,16 @@ final class LowLevelBridge: @unchecked Sendable {
             fuse_reply_err(req, 0)
         }
         ops.open = { req, ino, fi in
+            let bridge = LowLevelBridge.from(req)
             do throws(Errno) {
-                let opened = try LowLevelBridge.from(req).operations.open(ino, flags: cfuse_fi_flags(fi!))
+                let opened = try bridge.operations.open(ino, flags: cfuse_fi_flags(fi!))
                 LowLevelBridge.apply(opened, to: fi)
-                fuse_reply_open(req, fi)
+                if let descriptor = opened.backing,
+                   let backing = bridge.passthrough.open(ino, handle: opened.handle, descriptor: descriptor) {
+                    cfuse_reply_open_backing(req, fi, backing)
+                } else {
+                    fuse_reply_open(req, fi)
+                }
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.read = { req, ino, size, offset, fi in
@@ -149,7 +156,9 @@ final class LowLevelBridge: @unchecked Sendable {
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.release = { req, ino, fi in
-            LowLevelBridge.from(req).operations.release(ino, handle: LowLevelBridge.handle(fi))
+            let bridge = LowLevelBridge.from(req)
+            bridge.passthrough.release(handle: LowLevelBridge.handle(fi))
+            bridge.operations.release(ino, handle: LowLevelBridge.handle(fi))
             fuse_reply_err(req, 0)
         }
         ops.create = { req, parent, name, _, fi in

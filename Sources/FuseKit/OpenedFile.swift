@@ -11,11 +11,17 @@ public struct OpenedFile: Sendable, Equatable {
     /// older kernels ignore it): one round trip less per `cat` of a file
     /// whose close has nothing to report.
     public var noFlush: Bool
+    /// A descriptor of the same data the kernel may read by itself (FUSE
+    /// passthrough, `PassthroughFiles`); where it cannot, reads come to us.
+    /// The filesystem keeps it open until `release`.
+    public var backing: Int32?
 
-    public init(handle: UInt64, directIO: Bool = false, keepCache: Bool = false, noFlush: Bool = false) {
+    public init(handle: UInt64, directIO: Bool = false, keepCache: Bool = false, noFlush: Bool = false,
+                backing: Int32? = nil) {
         self.handle = handle
         self.directIO = directIO
         self.keepCache = keepCache
         self.noFlush = noFlush
+        self.backing = backing
     }
 }

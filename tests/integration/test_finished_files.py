@@ -147,3 +147,51 @@ def test_r43_no_half_file_in_files(mount, faultserver):
         time.sleep(0.02)
     wait_until(lambda: mount.files() == ["half.bin"], 1, "the whole file in files/")
     assert sha256_file(mount.mp / "files" / "half.bin") == sha256_of(6, size)
+
+
+def _kernel_at_least(major, minor):
+    release = os.uname().release.split("-")[0].split(".")
+    return (int(release[0]), int(release[1])) >= (major, minor)
+
+
+def test_files_read_by_the_kernel_itself_where_it_can(mount, faultserver):
+    """§9 reads of files/: with root on Linux 6.9+, the daemon hands the
+    kernel the finished file (FUSE passthrough) and says so in its log;
+    otherwise it says why not and serves reads itself. Either way every
+    way of reading gives the server's bytes: several opens of one file at
+    once, mmap, a file whose task is removed while it is open, and a file
+    opened again after every earlier open was closed."""
+    log = wait_until(lambda: (text := mount.output()) and "files/ is read" in text and text,
+                     timeout=10, what="the daemon to log how files/ is read")
+    if os.geteuid() == 0 and _kernel_at_least(6, 9):
+        assert "files/ is read by the kernel straight from the state dir (FUSE passthrough)" in log, log
+    else:
+        assert "files/ is read through the daemon: " in log, log
+    size = 3 * MiB + 123
+    task = mount.add_one(faultserver.add("/through.bin", size=size, seed=11))
+    mount.wait_state(task, "completed")
+    path = mount.mp / "files" / "through.bin"
+    expected = content(11, size)
+    first = open(path, "rb")
+    second = open(path, "rb")
+    try:
+        # Interleaved, at different places: one backing file serves both.
+        first.seek(size - 1000)
+        assert second.read(4096) == expected[:4096]
+        assert first.read() == expected[size - 1000:]
+        with open(path, "rb") as third, mmap.mmap(third.fileno(), 0, prot=mmap.PROT_READ) as mapped:
+            assert mapped[MiB:MiB + 10] == expected[MiB:MiB + 10]
+        assert second.read() == expected[4096:]
+    finally:
+        first.close()
+        second.close()
+    # Every open was closed: the next one starts afresh.
+    assert path.read_bytes() == expected
+    held = open(path, "rb")
+    try:
+        os.unlink(path)  # R32: removes the task and its file
+        assert "through.bin" not in mount.files()
+        assert not (mount.state / "files" / "through.bin").exists()
+        assert held.read() == expected, "an open finished file must stay readable after its task is removed"
+    finally:
+        held.close()

@@ -71,4 +71,18 @@ void cfuse_fi_set_noflush(struct fuse_file_info *fi, int on);
 /// 6.12+), so a worker woken by a request runs at once on busy cores.
 void cfuse_worker_enter(void);
 
+/// FUSE passthrough (Linux 6.9+) on libfuse 3.14, which predates it: routes
+/// the session's I/O through hooks that ask for it in the INIT reply when the
+/// kernel offers it. Call after mounting, before the loop. 0 on success.
+int cfuse_passthrough_install(struct fuse_session *se);
+/// 1 once the INIT reply asked for passthrough (the kernel offered it).
+int cfuse_passthrough_asked(void);
+/// Registers `fd` as a backing file (root only): its id (> 0), or -errno.
+int cfuse_backing_open(struct fuse_session *se, int fd);
+/// Drops a backing id; files opened with it keep their backing file.
+void cfuse_backing_close(struct fuse_session *se, int id);
+/// fuse_reply_open with FOPEN_PASSTHROUGH and `backing_id`: the kernel
+/// reads this open file from the backing file, not through the daemon.
+int cfuse_reply_open_backing(fuse_req_t req, const struct fuse_file_info *fi, int backing_id);
+
 #endif

@@ -4,10 +4,13 @@ import Glibc
 /// An open finished file: its descriptor, opened at `open`, and its size,
 /// which never changes. Reads need nothing else (no task lookup): a file
 /// removed or renamed while open stays readable, as on any filesystem.
+/// Where the kernel can, it reads the descriptor itself (passthrough) and
+/// `read` is never called.
 final class FinishedFileHandle: FileReader, FileReleaser {
     private let descriptor: Int32
     private let size: Int64
     var caching: FileCaching { .keep }
+    var backing: Int32? { descriptor }
 
     init(descriptor: Int32, size: Int64) {
         self.descriptor = descriptor

@@ -5,8 +5,12 @@
 protocol OpenFile: AnyObject, Sendable {
     /// How the kernel may cache the file's pages.
     var caching: FileCaching { get }
+    /// The descriptor the kernel may read the file from by itself (FUSE
+    /// passthrough); nil for files whose reads the daemon must answer.
+    var backing: Int32? { get }
 }
 
 extension OpenFile {
     var caching: FileCaching { .none }
+    var backing: Int32? { nil }
 }
