@@ -12,7 +12,7 @@ public enum ProxyChoice {
     public static func proxy(for url: String, environment: [String: String]) -> String? {
         guard let parts = URLParts.split(url) else { return nil }
         let scheme = parts.scheme.lowercased()
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func value(_ name: String) -> String? { EnvironmentSetting.value(name, in: environment) }
         let host = parts.hostName
         if let list = value("no_proxy") ?? value("NO_PROXY"), bypasses(host, list) { return nil }
         let chosen = value("\(scheme)_proxy") ?? (scheme == "http" ? nil : value("\(scheme.uppercased())_PROXY"))

@@ -1,3 +1,5 @@
+import DownloadFSCore
+
 /// Which certificate authorities https and ftps connections trust (R55).
 ///
 /// The system store is the default (Debian: /etc/ssl/certs, kept by
@@ -21,7 +23,7 @@ public struct TLSTrust: Sendable, Equatable {
 
     /// `caCertificate` is the mount's option; `environment` the daemon's.
     public init(caCertificate: String?, environment: [String: String]) {
-        func nonEmpty(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        self.init(caFile: caCertificate ?? nonEmpty("SSL_CERT_FILE"), caDirectory: nonEmpty("SSL_CERT_DIR"))
+        self.init(caFile: caCertificate ?? EnvironmentSetting.value("SSL_CERT_FILE", in: environment),
+                  caDirectory: EnvironmentSetting.value("SSL_CERT_DIR", in: environment))
     }
 }

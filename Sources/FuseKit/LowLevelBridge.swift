@@ -132,7 +132,7 @@ final class LowLevelBridge: @unchecked Sendable {
                 let opened = try bridge.operations.open(ino, flags: cfuse_fi_flags(fi!))
                 LowLevelBridge.apply(opened, to: fi)
                 if let descriptor = opened.backing,
-                   let backing = bridge.passthrough.open(ino, handle: opened.handle, descriptor: descriptor) {
+                   let backing = bridge.passthrough.open(ino, descriptor: descriptor) {
                     cfuse_reply_open_backing(req, fi, backing)
                 } else {
                     fuse_reply_open(req, fi)
@@ -157,7 +157,7 @@ final class LowLevelBridge: @unchecked Sendable {
         }
         ops.release = { req, ino, fi in
             let bridge = LowLevelBridge.from(req)
-            bridge.passthrough.release(handle: LowLevelBridge.handle(fi))
+            bridge.passthrough.release(ino)
             bridge.operations.release(ino, handle: LowLevelBridge.handle(fi))
             fuse_reply_err(req, 0)
         }

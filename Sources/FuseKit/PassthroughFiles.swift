@@ -25,15 +25,15 @@ final class PassthroughFiles: Sendable {
     }
 
     private struct Table {
-        /// Why passthrough is off (nil: on, or not yet tried).
-        var problem: String?
+        /// Off until `enable` succeeds, and again after any refusal.
+        var on = false
+        /// Inodes with files open that came through `open`.
         var inodes: [UInt64: Inode] = [:]
-        var handles: [UInt64: UInt64] = [:]
     }
 
     /// Set once, before the session's loop starts; read-only after.
     nonisolated(unsafe) private var session: OpaquePointer?
-    private let table = Mutex(Table(problem: "the mount is not up yet"))
+    private let table = Mutex(Table())
 
     func attach(_ session: OpaquePointer?) { self.session = session }
 
@@ -41,52 +41,45 @@ final class PassthroughFiles: Sendable {
     /// files will be read by the kernel, else why not (for the daemon log).
     func enable() -> String? {
         guard cfuse_passthrough_asked() != 0 else {
-            return off("the kernel does not offer FUSE passthrough (Linux 6.9 or later)")
+            return "the kernel does not offer FUSE passthrough (Linux 6.9 or later)"
         }
         // A registration that works is the only sure test (root, kernel config).
         let fd = Glibc.open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
         defer { if fd >= 0 { close(fd) } }
         let id = cfuse_backing_open(session, fd)
         guard id > 0 else {
-            return off("the kernel refused a backing file: \(String(cString: strerror(-id)))"
-                + (id == -EPERM ? " (it needs root)" : ""))
+            return "the kernel refused a backing file: \(String(cString: strerror(-id)))"
+                + (id == -EPERM ? " (it needs root)" : "")
         }
         cfuse_backing_close(session, id)
-        table.withLock { $0.problem = nil }
+        table.withLock { $0.on = true }
         return nil
     }
 
-    private func off(_ why: String) -> String {
-        table.withLock { $0.problem = why }
-        return why
-    }
-
     /// The backing id to answer an open of `inode` with, or nil: read through the daemon.
-    func open(_ inode: UInt64, handle: UInt64, descriptor: Int32) -> Int32? {
+    func open(_ inode: UInt64, descriptor: Int32) -> Int32? {
         let session = session
         return table.withLock { table -> Int32? in
-            if var known = table.inodes[inode] {
-                known.opens += 1
-                table.inodes[inode] = known
-                table.handles[handle] = inode
+            if let known = table.inodes[inode] {
+                table.inodes[inode]?.opens = known.opens + 1
                 return known.backing
             }
             var backing: Int32?
-            if table.problem == nil {
+            if table.on {
                 let id = cfuse_backing_open(session, descriptor)
-                if id > 0 { backing = id } else { table.problem = String(cString: strerror(-id)) }
+                if id > 0 { backing = id } else { table.on = false }
             }
             table.inodes[inode] = Inode(backing: backing, opens: 1)
-            table.handles[handle] = inode
             return backing
         }
     }
 
-    /// A handle opened with `open` was released.
-    func release(handle: UInt64) {
+    /// A file of `inode` was released: every release of an inode that came
+    /// through `open` matches one of its opens (other inodes are not here).
+    func release(_ inode: UInt64) {
         let session = session
         table.withLock { table in
-            guard let inode = table.handles.removeValue(forKey: handle), var known = table.inodes[inode] else { return }
+            guard var known = table.inodes[inode] else { return }
             known.opens -= 1
             if known.opens > 0 {
                 table.inodes[inode] = known

@@ -80,19 +80,23 @@ enum StatusScreen {
         return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
     }
 
+    /// Cell `index` of a task row: ID, STATE and PROGRESS (0, 1, 2) never
+    /// hold a space; the name, which may, comes last.
+    private static func cell(_ row: String, _ index: Int) -> Substring? {
+        let fields = row.split(separator: " ", maxSplits: index + 1, omittingEmptySubsequences: true)
+        return index < fields.count ? fields[index] : nil
+    }
+
     /// The PROGRESS cell of a task row ("45.2%"), nil when it has none ("-").
     private static func percent(_ row: String) -> Double? {
-        let fields = row.split(separator: " ", omittingEmptySubsequences: true)
-        return fields.count > 2 && fields[2].hasSuffix("%") ? Double(fields[2].dropLast()) : nil
+        guard let progress = cell(row, 2), progress.hasSuffix("%") else { return nil }
+        return Double(progress.dropLast())
     }
 
     /// `count` of `rows`, the busiest first by state, shown in id order.
     private static func mostImportant(_ rows: [String], _ count: Int) -> [String] {
         let rank = ["downloading": 0, "verifying": 0, "retrying": 1, "queued": 2, "paused": 3, "failed": 4]
-        func rankOf(_ row: String) -> Int {
-            let fields = row.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            return fields.count > 1 ? rank[String(fields[1])] ?? 5 : 5
-        }
+        func rankOf(_ row: String) -> Int { cell(row, 1).flatMap { rank[String($0)] } ?? 5 }
         let kept = rows.indices.sorted { (rankOf(rows[$0]), $0) < (rankOf(rows[$1]), $1) }.prefix(count)
         return kept.sorted().map { rows[$0] }
     }
