@@ -62,6 +62,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private var heldReplies: [Int64: [@Sendable () -> Void]] = [:]
     private var shuttingDown = false
     private var lastTick = 0.0
+    /// Back-off jitter: seeded once, not a getrandom call per event.
+    private var random = SplitMix64(seed: UInt64.random(in: .min ... .max))
     /// Tasks changed by reports whose batch could not be committed: saved
     /// with the next batch.
     private var unsaved: Set<Int64> = []
@@ -371,7 +373,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     private func tryApply(_ event: TaskEvent, to id: Int64, _ batch: inout LoopBatch) throws(TaskMachineError) {
         guard let old = tasks[id] else { return }
-        let step = try machine.apply(event, to: old, now: Date(), jitter: Double.random(in: 0..<1))
+        let step = try machine.apply(event, to: old, now: Date(), jitter: Double.random(in: 0..<1, using: &random))
         batch.remember(old)
         if step.removed || old.transferring != step.task.transferring || old.speedLimit != step.task.speedLimit {
             limitsChanged = true
@@ -564,7 +566,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private func beginTransfer(_ id: Int64, _ batch: inout LoopBatch) {
         let serial = takeSerial()
         if apply(.begin(serial: serial, at: MonotonicClock.now()), to: id, &batch) {
-            appliedLimits[id] = nil
+            // A new transfer starts without a limit: `applyLimits` sends one only if it has one.
+            appliedLimits[id] = 0
         }
     }
 

@@ -92,9 +92,14 @@ public final class Engine: @unchecked Sendable {
         checkpointer.drain()
     }
 
+    /// Wakes the engine only when the queue was empty: it takes every
+    /// queued command per wake-up, so later ones ride on the first's wake.
     private func send(_ command: Command) {
-        commands.withLock { $0.append(command) }
-        curl_multi_wakeup(multi)
+        let first = commands.withLock { queue -> Bool in
+            queue.append(command)
+            return queue.count == 1
+        }
+        if first { curl_multi_wakeup(multi) }
     }
 
     // MARK: - the loop (engine thread)

@@ -32,6 +32,8 @@ final class TaskDownload {
     /// when the network outruns fdatasync and the commit.
     static let lagBytes = checkpointBytes - Int64(EasyTransfer.readBufferSize + EasyTransfer.stagingCapacity)
     static let checkpointSeconds = 2.0
+    /// Files up to this size are sized but not reserved (`prepare`).
+    static let reserveAbove: Int64 = 1 << 20
 
     let request: TransferRequest
     let serial: UInt64
@@ -550,13 +552,18 @@ final class TaskDownload {
     /// Readies the data file for `total` bytes: anything beyond is cut off,
     /// and the blocks are reserved (`fallocate`, else a sparse file), so
     /// segments land in place and the disk cannot run out mid-file on
-    /// filesystems that reserve. Never cuts bytes below `total`.
+    /// filesystems that reserve. Never cuts bytes below `total`. A file of
+    /// at most `reserveAbove` is only sized: reserving its few blocks costs
+    /// more than it saves (the blocks are then converted again when written),
+    /// and a full disk still shows as a write error (R54).
     private func prepare(_ total: Int64) {
         guard prepared != total else { return }
         prepared = total
         var info = stat()
         guard fstat(fd, &info) == 0 else { return }
         if Int64(info.st_size) > total {
+            _ = ftruncate(fd, off_t(total))
+        } else if Int64(info.st_size) < total, total <= Self.reserveAbove {
             _ = ftruncate(fd, off_t(total))
         } else if Int64(info.st_size) < total, clinux_fallocate(fd, 0, total) != 0 {
             // No fallocate here, or no room: a sparse file; a full disk
