@@ -40,7 +40,7 @@ let package = Package(
         ]),
 
         // Helpers shared by test targets (not part of any product).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DownloadFSCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DownloadFSCoreTests", dependencies: ["DownloadFSCore", "TestSupport"]),
         .testTarget(name: "CatalogTests", dependencies: [
             "Catalog", "DownloadFSCore",

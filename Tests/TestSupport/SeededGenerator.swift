@@ -1,18 +1,19 @@
+import DownloadFSCore
 import Foundation
 
-/// A reproducible random number generator for randomised tests (SplitMix64),
-/// shared by every test target that needs one.
+/// A reproducible random number generator for randomised tests (the
+/// daemon's own `SplitMix64`), shared by every test target that needs one.
 ///
 /// Each run draws a fresh seed, so runs explore different cases; every
 /// failure message carries `description`, and setting
 /// `DOWNLOADFS_TEST_SEED` to the seed it names replays that run exactly.
 public struct SeededGenerator: RandomNumberGenerator, CustomStringConvertible {
     public let seed: UInt64
-    private var state: UInt64
+    private var generator: SplitMix64
 
     public init(seed: UInt64) {
         self.seed = seed
-        self.state = seed
+        generator = SplitMix64(seed: seed)
     }
 
     /// The seed from `DOWNLOADFS_TEST_SEED` if set, else a random one.
@@ -23,13 +24,7 @@ public struct SeededGenerator: RandomNumberGenerator, CustomStringConvertible {
         return SeededGenerator(seed: UInt64.random(in: .min ... .max))
     }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     public var description: String { "seed \(seed) (replay with DOWNLOADFS_TEST_SEED=\(seed))" }
 }
