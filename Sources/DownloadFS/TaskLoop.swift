@@ -35,7 +35,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private let hooks: CompletionHook?
     private let workers: TaskWorkers
 
-    private let inbox = Mutex<[LoopMessage]>([])
+    private let inbox = Inbox<LoopMessage>()
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -215,15 +215,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         send(.read(id, range, reader, parked))
     }
 
-    /// Signals only when the inbox was empty: the loop takes every message
-    /// a wake-up finds, so a signal per message made one empty turn for
-    /// each message that came with another.
     func send(_ message: LoopMessage) {
-        let first = inbox.withLock { queue -> Bool in
-            queue.append(message)
-            return queue.count == 1
-        }
-        if first { wakeUp.signal() }
+        if inbox.put(message) { wakeUp.signal() }
     }
 
     // MARK: - engine reports (engine thread, checkpointer): hand off only
@@ -249,11 +242,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     private func run() {
         while true {
             _ = wakeUp.wait(timeout: .now() + 0.25)
-            let messages = inbox.withLock { queue -> [LoopMessage] in
-                defer { queue.removeAll(keepingCapacity: true) }
-                return queue
-            }
-            if turn(messages) { return }
+            if turn(inbox.takeAll()) { return }
         }
     }
 
@@ -719,10 +708,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         shuttingDown = true
         engine?.shutdown()
         workers.drain()
-        let messages = inbox.withLock { queue -> [LoopMessage] in
-            defer { queue.removeAll() }
-            return queue
-        }
+        let messages = inbox.takeAll()
         var reports = LoopBatch()
         for case .event(let id, let event) in messages { report(event, for: id, &reports) }
         reports.shownEvents += log.takePending()

@@ -2,7 +2,6 @@ import CCurl
 import DownloadFSCore
 import Foundation
 import Glibc
-import Synchronization
 
 /// The download engine: one thread owns the curl multi handle and every easy
 /// handle (curl handles are not thread-safe), other threads talk to it by
@@ -12,7 +11,7 @@ import Synchronization
 /// Like aria2's DownloadEngine it only does I/O; who runs and what an outcome
 /// means is decided by the daemon's controller and the pure core.
 public final class Engine: @unchecked Sendable {
-    enum Command {
+    enum Command: Sendable {
         case start(TransferRequest, serial: UInt64, live: LiveProgress)
         case stop(Int64)
         case limit(Int64, Int64)
@@ -22,7 +21,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let commands = Mutex<[Command]>([])
+    private let commands = Inbox<Command>()
     private let checkpointer: Checkpointer
     private let delegate: EngineDelegate
     private var thread: Thread?
@@ -92,21 +91,15 @@ public final class Engine: @unchecked Sendable {
         checkpointer.drain()
     }
 
-    /// Wakes the engine only when the queue was empty: it takes every
-    /// queued command per wake-up, so later ones ride on the first's wake.
     private func send(_ command: Command) {
-        let first = commands.withLock { queue -> Bool in
-            queue.append(command)
-            return queue.count == 1
-        }
-        if first { curl_multi_wakeup(multi) }
+        if commands.put(command) { curl_multi_wakeup(multi) }
     }
 
     // MARK: - the loop (engine thread)
 
     private func loop() {
         while running {
-            for command in commands.withLock({ queue -> [Command] in defer { queue.removeAll() }; return queue }) {
+            for command in commands.takeAll() {
                 handle(command)
             }
             guard running else { break }

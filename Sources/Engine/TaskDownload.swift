@@ -103,18 +103,21 @@ final class TaskDownload {
         urls = [request.url] + request.mirrors
         hosts = urls.map(HostKey.of)
         usable = Array(repeating: true, count: urls.count)
-        let fd = Glibc.open(request.partialPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Self.writeFailure(errno) }
-        self.fd = fd
         // FTP fetches one range to the end (REST): only a prefix is of use.
         let held = request.isFTP ? ByteRanges.prefix(request.ranges.prefixEnd) : request.ranges
+        // Unknown size: the file ends where the trusted bytes end (R51).
+        // With none trusted, O_TRUNC says so at the open (free for a file
+        // the open creates) instead of an ftruncate per new task.
+        let cut = request.known.total == nil ? held.prefixEnd : nil
+        let fd = Glibc.open(request.partialPath, O_WRONLY | O_CREAT | O_CLOEXEC | (cut == 0 ? O_TRUNC : 0), 0o644)
+        guard fd >= 0 else { throw Self.writeFailure(errno) }
+        self.fd = fd
         known = request.known
         policy = request.split
         attempt = SegmentedAttempt(total: request.known.total, held: held,
                                    split: request.isFTP ? 1 : request.split.current(runningFor: 0, bytesPerSecond: 0),
                                    minimumSegment: request.split.minimumSegment, readsOnly: request.readsOnly)
-        if request.known.total == nil && ftruncate(fd, off_t(held.prefixEnd)) != 0 {
-            // Unknown size: the file ends where the trusted bytes end (R51).
+        if let cut, cut > 0, ftruncate(fd, off_t(cut)) != 0 {
             let err = errno
             close(fd)
             throw Self.writeFailure(err)
@@ -561,15 +564,11 @@ final class TaskDownload {
         prepared = total
         var info = stat()
         guard fstat(fd, &info) == 0 else { return }
-        if Int64(info.st_size) > total {
-            _ = ftruncate(fd, off_t(total))
-        } else if Int64(info.st_size) < total, total <= Self.reserveAbove {
-            _ = ftruncate(fd, off_t(total))
-        } else if Int64(info.st_size) < total, clinux_fallocate(fd, 0, total) != 0 {
-            // No fallocate here, or no room: a sparse file; a full disk
-            // then shows as a write error of this task (R54).
-            _ = ftruncate(fd, off_t(total))
-        }
+        let size = Int64(info.st_size)
+        // Reserved where it pays; else (or with no fallocate here, or no
+        // room) a sparse file, and a full disk shows as a write error (R54).
+        let reserved = size < total && total > Self.reserveAbove && clinux_fallocate(fd, 0, total) == 0
+        if size != total && !reserved { _ = ftruncate(fd, off_t(total)) }
     }
 
     /// True when the bytes written but not yet covered by a reported
