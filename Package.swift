@@ -28,7 +28,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "Engine", dependencies: ["CCurl", "CDigest", "CLinux", "DownloadFSCore"]),
-        .target(name: "FuseKit", dependencies: ["CFuse"]),
+        .target(name: "FuseKit", dependencies: ["CFuse", "CLinux"]),
         .target(name: "DownloadFS", dependencies: [
             "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CLinux",
             .product(name: "Logging", package: "swift-log"),

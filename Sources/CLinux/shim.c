@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include "CLinux.h"
 
@@ -18,4 +19,10 @@ void clinux_tune_malloc(void) {
 
 int clinux_fallocate(int fd, long long offset, long long length) {
     return fallocate(fd, 0, (off_t)offset, (off_t)length);
+}
+
+void clinux_name_thread(const char *name) {
+    char shortened[16];
+    snprintf(shortened, sizeof shortened, "%s", name);
+    pthread_setname_np(pthread_self(), shortened);
 }

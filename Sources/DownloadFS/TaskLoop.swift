@@ -152,10 +152,10 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     func begin() {
         log.deliver { [self] in wakeUp.signal() }
         let thread = Thread { [self] in
+            clinux_name_thread("downloadfs-loop")
             run()
             finished.signal()
         }
-        thread.name = "downloadfs-loop"
         thread.start()
         wakeUp.signal()
     }

@@ -1,4 +1,5 @@
 import CCurl
+import CLinux
 import DownloadFSCore
 import Foundation
 import Glibc
@@ -58,10 +59,10 @@ public final class Engine: @unchecked Sendable {
 
     public func run() {
         let thread = Thread { [self] in
+            clinux_name_thread("downloadfs-engine")
             loop()
             finished.signal()
         }
-        thread.name = "downloadfs-engine"
         thread.stackSize = 1 << 20
         self.thread = thread
         thread.start()

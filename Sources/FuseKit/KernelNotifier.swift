@@ -1,4 +1,5 @@
 import CFuse
+import CLinux
 import Foundation
 import Glibc
 import Synchronization
@@ -67,13 +68,13 @@ public final class KernelNotifier: @unchecked Sendable {
         running = true
         condition.unlock()
         let thread = Thread { [self] in
+            clinux_name_thread("downloadfs-notify")
             run()
             condition.lock()
             running = false
             condition.broadcast()
             condition.unlock()
         }
-        thread.name = "downloadfs-notify"
         thread.start()
     }
 

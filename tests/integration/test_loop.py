@@ -1,5 +1,6 @@
 """Issue 9: the loop over the task machine — what a user can see of it."""
 
+import os
 import time
 
 from support.files import KiB, MiB, sha256_file, sha256_of
@@ -62,3 +63,22 @@ def test_r15_many_small_files_share_commits(make_mount, faultserver):
     words = [line.split(" ", 1)[1] for line in log]
     assert words[0].startswith("added: ") and words[-1] == "completed: small42.bin", words
     assert mount.integrity_check() == ["ok"]
+
+
+def test_daemon_threads_carry_their_names(mount):
+    """`top -H`, `ps -L` and perf tell the loop, the engine and the kernel
+    notifier apart: each names itself to the kernel once it runs."""
+    tasks = f"/proc/{mount.pid}/task"
+
+    def names():
+        found = set()
+        for tid in os.listdir(tasks):
+            try:
+                with open(f"{tasks}/{tid}/comm") as comm:
+                    found.add(comm.read().strip())
+            except FileNotFoundError:
+                pass  # a thread that ended meanwhile
+        return found
+
+    wanted = {"downloadfs-loop", "downloadfs-engi", "downloadfs-noti"}  # the kernel keeps 15 bytes
+    wait_until(lambda: wanted <= names(), 10, f"threads named {sorted(wanted)}")

@@ -24,4 +24,9 @@ void clinux_tune_malloc(void);
 /// Returns 0, or -1 with errno set (EOPNOTSUPP on filesystems without it).
 int clinux_fallocate(int fd, long long offset, long long length);
 
+/// Names the calling thread as `top -H`, `ps -L` and perf show it
+/// (pthread_setname_np; the kernel keeps 15 bytes). Foundation's
+/// `Thread.name` does not reach the kernel on Linux.
+void clinux_name_thread(const char *name);
+
 #endif
