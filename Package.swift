@@ -26,6 +26,7 @@ let package = Package(
         .target(name: "Catalog", dependencies: [
             "DownloadFSCore",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "Engine", dependencies: ["CCurl", "CDigest", "CLinux", "DownloadFSCore"]),
         .target(name: "FuseKit", dependencies: ["CFuse", "CLinux"]),

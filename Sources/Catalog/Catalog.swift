@@ -94,23 +94,23 @@ public final class Catalog: Sendable {
             try pool.write { db in
                 if !batch.inserts.isEmpty {
                     let insert = try db.cachedStatement(sql: Self.insertTask)
-                    for task in batch.inserts { try insert.execute(arguments: StatementArguments(try task.storedValues)) }
+                    for task in batch.inserts { try insert.run(try task.storedValues) }
                 }
                 if !batch.updates.isEmpty {
                     let update = try db.cachedStatement(sql: Self.updateTask)
                     for task in batch.updates {
-                        try update.execute(arguments: StatementArguments(task.changingValues + [task.id]))
+                        try update.run(task.changingValues + [task.id])
                         // A task that is not stored is a bug upstream: the whole batch fails.
                         if db.changesCount != 1 { throw CatalogError("task \(task.taskID) is not in the catalog") }
                     }
                 }
                 if !batch.events.isEmpty {
                     let insert = try db.cachedStatement(sql: "INSERT INTO event (taskID, at, message) VALUES (?, ?, ?)")
-                    for event in batch.events { try insert.execute(arguments: [event.taskID, DownloadTask.stored(event.at), event.message]) }
+                    for event in batch.events { try insert.run([event.taskID, DownloadTask.stored(event.at), event.message]) }
                 }
                 if !batch.deletes.isEmpty {
                     let delete = try db.cachedStatement(sql: "DELETE FROM task WHERE id = ?")
-                    for id in batch.deletes { try delete.execute(arguments: [id]) }
+                    for id in batch.deletes { try delete.run([id]) }
                 }
                 try trimIfDue(batch.events, db)
             }
