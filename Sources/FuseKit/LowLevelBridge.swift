@@ -52,6 +52,20 @@ final class LowLevelBridge: @unchecked Sendable {
         cfuse_fi_set_noflush(fi, opened.noFlush ? 1 : 0)
     }
 
+    /// Ends a file's open: its passthrough share (if any), then the filesystem's handle.
+    func release(_ inode: UInt64, handle: UInt64) {
+        passthrough.release(inode)
+        operations.release(inode, handle: handle)
+    }
+
+    /// An open whose reply found no one waiting (`-ENOENT`: the call was
+    /// interrupted meanwhile) gets no release from the kernel, so it is
+    /// undone here — as libfuse's own high-level layer does — or its handle,
+    /// descriptor and backing id would stay until unmount.
+    static func undoIfInterrupted(_ sent: Int32, undo: () -> Void) {
+        if sent == -ENOENT { undo() }
+    }
+
     static func handle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> UInt64 {
         fi.map { cfuse_fi_fh($0) } ?? 0
     }
@@ -110,8 +124,9 @@ final class LowLevelBridge: @unchecked Sendable {
             let bridge = LowLevelBridge.from(req)
             do throws(Errno) {
                 let entries = try bridge.operations.list(ino)
-                cfuse_fi_set_fh(fi!, bridge.directories.open(entries))
-                fuse_reply_open(req, fi)
+                let handle = bridge.directories.open(entries)
+                cfuse_fi_set_fh(fi!, handle)
+                LowLevelBridge.undoIfInterrupted(fuse_reply_open(req, fi)) { bridge.directories.release(handle) }
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.readdir = { req, _, size, offset, fi in
@@ -131,12 +146,9 @@ final class LowLevelBridge: @unchecked Sendable {
             do throws(Errno) {
                 let opened = try bridge.operations.open(ino, flags: cfuse_fi_flags(fi!))
                 LowLevelBridge.apply(opened, to: fi)
-                if let descriptor = opened.backing,
-                   let backing = bridge.passthrough.open(ino, descriptor: descriptor) {
-                    cfuse_reply_open_backing(req, fi, backing)
-                } else {
-                    fuse_reply_open(req, fi)
-                }
+                let backing = opened.backing.flatMap { bridge.passthrough.open(ino, descriptor: $0) }
+                let sent = backing.map { cfuse_reply_open_backing(req, fi, $0) } ?? fuse_reply_open(req, fi)
+                LowLevelBridge.undoIfInterrupted(sent) { bridge.release(ino, handle: opened.handle) }
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.read = { req, ino, size, offset, fi in
@@ -156,18 +168,19 @@ final class LowLevelBridge: @unchecked Sendable {
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.release = { req, ino, fi in
-            let bridge = LowLevelBridge.from(req)
-            bridge.passthrough.release(ino)
-            bridge.operations.release(ino, handle: LowLevelBridge.handle(fi))
+            LowLevelBridge.from(req).release(ino, handle: LowLevelBridge.handle(fi))
             fuse_reply_err(req, 0)
         }
         ops.create = { req, parent, name, _, fi in
             guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, EINVAL); return }
             do throws(Errno) {
-                let (attributes, opened) = try LowLevelBridge.from(req).operations.create(parent: parent, name: name, flags: cfuse_fi_flags(fi!))
+                let bridge = LowLevelBridge.from(req)
+                let (attributes, opened) = try bridge.operations.create(parent: parent, name: name, flags: cfuse_fi_flags(fi!))
                 LowLevelBridge.apply(opened, to: fi)
                 var entry = LowLevelBridge.entryParam(attributes)
-                fuse_reply_create(req, &entry, fi)
+                LowLevelBridge.undoIfInterrupted(fuse_reply_create(req, &entry, fi)) {
+                    bridge.release(attributes.inode, handle: opened.handle)
+                }
             } catch { fuse_reply_err(req, error.code) }
         }
         // Nothing in the tree can be made by hand but files in queue/ (R6).
