@@ -237,6 +237,10 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         send(.event(id, .mirrorDropped(serial: serial, url: url, reason: reason)))
     }
 
+    func transferNoted(_ id: Int64, serial: UInt64, line: String) {
+        send(.event(id, .noted(serial: serial, line: line)))
+    }
+
     // MARK: - the loop
 
     private func run() {
@@ -698,7 +702,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         let urls = task.liveURLs
         engine?.start(TransferRequest(id: id, url: urls.first ?? task.url, mirrors: Array(urls.dropFirst()),
                                       headers: task.options.headers, ranges: task.ranges, known: stored,
-                                      split: split(of: task), partialPath: state.partial(id), readsOnly: readsOnly),
+                                      split: split(of: task), partialPath: state.partial(id), readsOnly: readsOnly,
+                                      retry: machine.retry),
                       serial: serial, live: live)
     }
 

@@ -263,6 +263,50 @@ public struct SegmentedAttempt: Sendable {
     /// The bytes read ahead of a reader (R23: "the following few MiB").
     public static let readAhead: Int64 = 4 << 20
 
+    /// Bytes handed over by `endgame` so far in this attempt (for the task log).
+    public private(set) var handedOver: Int64 = 0
+
+    /// The endgame: a connection is free and nothing is left to plan (every
+    /// missing byte is claimed, no claim worth splitting), but one slow
+    /// connection would hold the tail for long — a mirror at a thousandth
+    /// of another's speed keeps its last segment, which the 1 MiB floor
+    /// leaves whole. Its claim is handed to a new connection, which a
+    /// faster URL serves (`takeSlot` prefers the mirror with fewest
+    /// connections): the slow one keeps what it fetches in `keepSeconds`
+    /// and stops there; what it had received past that is thrown away.
+    ///
+    /// `speeds`: bytes per second of each connection measured long enough
+    /// to judge; `expected`: what a new connection may expect (the fastest
+    /// this attempt has seen). Only a claim that would take over
+    /// `waitSeconds` at its speed, and that a new connection would fetch at
+    /// least four times sooner, is handed over.
+    public mutating func endgame(speeds: [UInt64: Double], expected: Double, waitSeconds: Double = 2,
+                                 keepSeconds: Double = 0.5) -> [SegmentAction] {
+        guard started, fanOut, !single, !readsOnly, let total, claims.count < split, expected > 0,
+              SegmentPlanner.next(total: total, done: written, claims: claims, minimumSegment: minimumSegment) == nil
+        else { return [] }
+        var slowest: (index: Int, speed: Double, seconds: Double)?
+        for (index, claim) in claims.enumerated() where claim.remaining > 0 {
+            guard let speed = speeds[claim.id] else { continue }
+            let seconds = Double(claim.remaining) / max(speed, 1)
+            if seconds > slowest?.seconds ?? 0 { slowest = (index, speed, seconds) }
+        }
+        guard let slowest, slowest.seconds > waitSeconds, expected >= 4 * max(slowest.speed, 1) else { return [] }
+        let victim = claims[slowest.index]
+        let keep = max(Int64(slowest.speed * keepSeconds), 16 << 10)
+        let at = (victim.position + keep + 4095) / 4096 * 4096
+        guard at < victim.end else { return [] }
+        claims[slowest.index].end = at
+        if untold == victim.id { untold = nil }
+        handedOver += victim.end - at
+        let id = newID()
+        claims.append(SegmentClaim(id: id, position: at, end: victim.end))
+        let range = RequestedRange(start: at, end: victim.end)
+        requests[id] = range
+        progress[id] = at
+        return [.shrink(id: victim.id, end: at), .open(id: id, range: range)]
+    }
+
     /// A connection on `[at, at + ahead)`, cut short at the next written or
     /// claimed byte and the total; none when 16 are open.
     private mutating func openWindow(at: Int64, ahead: Int64) -> [SegmentAction] {

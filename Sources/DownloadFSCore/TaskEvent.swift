@@ -40,6 +40,8 @@ public enum TaskEvent: Sendable, Equatable {
     /// The engine gave up on one of the task's URLs (R19: a 4xx, another
     /// total, another strong ETag than the first answer); `reason` says which.
     case mirrorDropped(serial: UInt64, url: String, reason: String)
+    /// A line for the task log about how an attempt went (the endgame, R18).
+    case noted(serial: UInt64, line: String)
     /// The checksum was computed (R56).
     case verified(serial: UInt64, result: VerifyResult)
     /// The whole file was moved into STATE/files (R42, R43).

@@ -63,6 +63,9 @@ public struct TaskMachine: Sendable {
                   !task.droppedMirrors.contains(url) else { return step }
             step.task.droppedMirrors.append(url)
             step.log.append("mirror \(URLNormalizer.maskingPassword(url)) dropped: \(reason)")
+        case .noted(let serial, let line):
+            guard isCurrent(task, serial) else { return step }
+            step.log.append(line)
         case .finished(let serial, let outcome):
             if task.reading == serial { readingEnded(&step, outcome: outcome) }
             guard isCurrent(task, serial) else { return step }

@@ -26,9 +26,17 @@ enum CurlFailure {
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING: return .connectionReset
         case CURLE_PARTIAL_FILE: return .partialBody
         case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
+        case CURLE_UNSUPPORTED_PROTOCOL where redirects > 0:
+            return .forbiddenRedirect("a protocol other than http, https, ftp or ftps")
+        case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("HTTP/0.9"):
+            // The answer read was no HTTP/1.x head: most often bytes a server
+            // sent past an earlier body on a connection curl then reused.
+            // The connection's fault, not the URL's (it was checked, R11):
+            // transient, and curl has closed that connection.
+            return .other(code: Int(code.rawValue),
+                          message: "the server's answer was not HTTP (bytes left over on a reused connection)")
         case CURLE_UNSUPPORTED_PROTOCOL:
-            return redirects > 0 ? .forbiddenRedirect("a protocol other than http, https, ftp or ftps")
-                                 : .badURL("unsupported protocol")
+            return .badURL("unsupported protocol")
         case CURLE_URL_MALFORMAT: return .badURL("malformed URL")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER:

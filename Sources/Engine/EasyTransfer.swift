@@ -71,6 +71,14 @@ final class EasyTransfer {
     /// task's limit, or until the disk catches up.
     private(set) var held = false
 
+    /// When the connection was opened, and the body bytes it has written
+    /// since: its speed, for the endgame (`TaskDownload.endgame`).
+    private let openedAt = MonotonicClock.now()
+    private(set) var fetched: Int64 = 0
+    /// Body bytes received past the point where it was told to stop (a
+    /// steal or a handover took them): thrown away.
+    private(set) var discarded: Int64 = 0
+
     init(id: UInt64, url: String, mirror: Int, range: RequestedRange, fd: Int32, owner: TaskDownload) throws(TransferFailure) {
         guard let handle = curl_easy_init() else {
             throw TransferFailure.other(code: -1, message: "curl could not create a transfer")
@@ -117,6 +125,8 @@ final class EasyTransfer {
         // Big reads: fewer trips through the multi loop per GiB.
         set(ccurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, bufferSize))
         set(ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1))
+        // A proxy's answer to CONNECT is not the server's head (`header`).
+        set(ccurl_easy_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
         if let file = trust.caFile { set(ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, file)) }
         if let directory = trust.caDirectory { set(ccurl_easy_setopt_string(handle, CURLOPT_CAPATH, directory)) }
         set(ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, Curl.userAgent))
@@ -175,6 +185,13 @@ final class EasyTransfer {
         staged = 0
     }
 
+    /// Bytes per second since the connection opened; nil before a second
+    /// has passed, too soon to judge.
+    func speed(now: Double) -> Double? {
+        let seconds = now - openedAt
+        return seconds >= 1 ? Double(fetched) / seconds : nil
+    }
+
     /// Resumes a held transfer once its task allows it.
     func resumeIfAllowed(now: Double) {
         guard held, owner.admits(now: now) else { return }
@@ -192,13 +209,26 @@ final class EasyTransfer {
         case .field(let name, let value):
             headers[name] = value
         case nil:
-            break
+            // The blank line that ends a final answer's head: decided now,
+            // not at the first body byte, so a known total is shown (and
+            // the file sized, R20, R23) even while the body stalls.
+            if !isFTP, raw.count <= 2, isFinalAnswer { decide() }
         }
     }
 
+    /// The head just received is the one the body follows: not 1xx, and
+    /// not a redirect curl is about to follow.
+    private var isFinalAnswer: Bool {
+        var code = 0
+        _ = ccurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        guard code >= 200 else { return false }
+        return !((300..<400).contains(code) && headers["location"] != nil)
+    }
+
     private func receive(_ data: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        if decision == nil { decide() }
         guard !dropped, !reachedEnd else { return 0 }
+        if decision == nil { decide() }
+        guard !dropped else { return 0 }
         switch decision {
         case .some(.append), .some(.startOver):
             guard owner.admits(count) else {
@@ -230,6 +260,7 @@ final class EasyTransfer {
             done += n
             if n == room && !flush() { return 0 }
         }
+        discarded += Int64(count - done)
         if let end, position + Int64(staged) >= end {
             // Reached: anything more the server sends ends the transfer.
             reachedEnd = true
@@ -254,6 +285,7 @@ final class EasyTransfer {
         guard pwriteAll(UnsafeRawPointer(staging), count) else { return false }
         let from = position
         position += Int64(count)
+        fetched += Int64(count)
         receivedData = true
         owner.wrote(self, from..<position)
         return true
@@ -277,7 +309,7 @@ final class EasyTransfer {
     /// body byte or at the end of a body-less response; the owner judges it
     /// for the task and says where to write.
     func decide() {
-        guard decision == nil else { return }
+        guard decision == nil, !dropped else { return }
         var effective: UnsafeMutablePointer<CChar>?
         _ = ccurl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
         let effectiveURL = effective.map { String(cString: $0) } ?? url
@@ -357,7 +389,7 @@ final class EasyTransfer {
 
     /// What the connection came to, given curl's result code. Flushes first.
     func end(for code: CURLcode) -> End {
-        if decision == nil && code == CURLE_OK { decide() }
+        if decision == nil && code == CURLE_OK && !dropped { decide() }
         if !dropped { flush() }
         if let writeErrno { return .writeFailed(errno: writeErrno) }
         if dropped { return .dropped }

@@ -18,4 +18,6 @@ public protocol EngineDelegate: AnyObject, Sendable {
     /// another strong ETag than the first answer) and is no longer used;
     /// `reason` is for the task log.
     func transferDroppedMirror(_ id: Int64, serial: UInt64, url: String, reason: String)
+    /// A line for the task log about how the attempt went (the endgame).
+    func transferNoted(_ id: Int64, serial: UInt64, line: String)
 }

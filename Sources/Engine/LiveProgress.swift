@@ -44,6 +44,8 @@ public final class LiveProgress: Sendable {
         var generation: UInt64 = 0
         var nextToken: UInt64 = 1
         var waiters: [UInt64: Waiter] = [:]
+        /// When a reader last looked (`snapshot`, `wait`), on the monotonic clock.
+        var lastRead = -Double.infinity
     }
 
     public init(_ ranges: ByteRanges = ByteRanges()) {
@@ -68,10 +70,19 @@ public final class LiveProgress: Sendable {
         }
     }
 
-    /// The ranges held and the file's generation, at one instant.
+    /// The ranges held and the file's generation, at one instant, for a
+    /// reader: noted as its latest read (`lastRead`).
     public func snapshot() -> (generation: UInt64, ranges: ByteRanges) {
-        held.withLock { ($0.generation, $0.ranges) }
+        let now = MonotonicClock.now()
+        return held.withLock {
+            $0.lastRead = now
+            return ($0.generation, $0.ranges)
+        }
     }
+
+    /// When a reader last read or waited (monotonic seconds): a reading
+    /// attempt's windows end once readers have gone (R23).
+    public var lastRead: Double { held.withLock { $0.lastRead } }
 
     public var generation: UInt64 { held.withLock { $0.generation } }
 
@@ -80,7 +91,9 @@ public final class LiveProgress: Sendable {
     /// that for a nil range). At once if the bytes are there already.
     /// Returns a token for `cancel`.
     public func wait(for range: Range<Int64>?, _ reader: @escaping Reader) -> UInt64 {
+        let now = MonotonicClock.now()
         let token = held.withLock { state -> UInt64? in
+            state.lastRead = now
             if let range, state.ranges.covers(range) { return nil }
             let token = state.nextToken
             state.nextToken += 1

@@ -60,8 +60,11 @@ final class TaskDownload {
     /// with the key its connections are counted by (`--max-connections-per-host`).
     private let urls: [String]
     private let hosts: [String]
-    /// Which URLs are still used: a mirror that fails for good is dropped.
-    private var usable: [Bool]
+    /// Which URLs are still used and which rest after a transient failure
+    /// (R19: a mirror that fails for good is dropped; back-off per mirror).
+    private var mirrors: MirrorSet
+    /// Spreads the mirrors' back-offs.
+    private var random: SplitMix64
     /// The URL whose answer set `known`; the others are checked against it.
     private var primary = 0
     /// Connections the attempt opened that wait for `settle` and a host slot.
@@ -81,6 +84,11 @@ final class TaskDownload {
     private var receivedData = false
     private var lastCheckpointCount: Int64
     private var lastCheckpointTime: Double
+    /// The fastest a connection of this attempt has gone (bytes per
+    /// second), what a new one may expect in the endgame; and the bytes
+    /// connections received past where they were told to stop.
+    private var bestSpeed = 0.0
+    private var discarded: Int64 = 0
     /// The last failure of a connection, for the outcome if none is left.
     private var lastFailure: TransferFailure?
     /// Set once the attempt is decided; reported when no connection is left.
@@ -102,7 +110,8 @@ final class TaskDownload {
         self.delegate = delegate
         urls = [request.url] + request.mirrors
         hosts = urls.map(HostKey.of)
-        usable = Array(repeating: true, count: urls.count)
+        mirrors = MirrorSet(count: urls.count, retry: request.retry)
+        random = SplitMix64(seed: UInt64(bitPattern: request.id) &* 0x9E37_79B9 ^ serial)
         // FTP fetches one range to the end (REST): only a prefix is of use.
         let held = request.isFTP ? ByteRanges.prefix(request.ranges.prefixEnd) : request.ranges
         // Unknown size: the file ends where the trusted bytes end (R51).
@@ -177,6 +186,7 @@ final class TaskDownload {
     /// curl finished connection `transfer` with `code`.
     func connectionEnded(_ transfer: EasyTransfer, code: CURLcode) {
         guard remove(transfer) else { return }
+        measure(transfer, now: MonotonicClock.now())
         switch transfer.end(for: code) {
         case .dropped:
             break
@@ -211,6 +221,8 @@ final class TaskDownload {
         flushAll()
         live.sample(at: now)
         adapt(now: now)
+        endgame(now: now)
+        stopIdleWindows(now: now)
         if outcome == nil && attempt.written.count != lastCheckpointCount
             && now - lastCheckpointTime >= Self.checkpointSeconds {
             checkpoint(now: now)
@@ -264,6 +276,40 @@ final class TaskDownload {
         }
     }
 
+    /// Notes how fast `transfer` has gone (`bestSpeed`).
+    private func measure(_ transfer: EasyTransfer, now: Double) {
+        if let speed = transfer.speed(now: now) { bestSpeed = max(bestSpeed, speed) }
+    }
+
+    /// A slow connection holding the tail while a faster one could fetch it
+    /// is handed over (`SegmentedAttempt.endgame`). Not under a speed
+    /// limit: connections are slow by design then, and a new one would
+    /// fetch no sooner.
+    private func endgame(now: Double) {
+        guard !request.isFTP, outcome == nil, limiter.limit == 0, connections.count < attempt.split,
+              !connections.isEmpty else { return }
+        var speeds: [UInt64: Double] = [:]
+        for transfer in connections.values where !transfer.dropped {
+            guard let speed = transfer.speed(now: now) else { continue }
+            speeds[transfer.id] = speed
+            bestSpeed = max(bestSpeed, speed)
+        }
+        apply(attempt.endgame(speeds: speeds, expected: bestSpeed))
+    }
+
+    /// A reading attempt's windows end with their readers (R23): once no
+    /// reader waits and none has read for a second (the reader was killed,
+    /// or interrupted and gone), what is left of them is not fetched.
+    private func stopIdleWindows(now: Double) {
+        guard request.readsOnly, outcome == nil, live.readersWaiting.load(ordering: .relaxed) == 0,
+              now - live.lastRead >= Self.readerIdleSeconds else { return }
+        flushAll()
+        end(.stopped(ranges: attempt.written))
+    }
+
+    /// How long a reading attempt goes on without a read.
+    static let readerIdleSeconds = 1.0
+
     // MARK: - connections' calls (inside curl's callbacks)
 
     /// What a connection does with an answer its task can use.
@@ -283,8 +329,14 @@ final class TaskDownload {
     /// one connection from zero (R18).
     func answered(_ transfer: EasyTransfer, head: ResponseHead, summary: ResponseSummary,
                   decision: ResumeDecision) -> Answer {
+        guard !transfer.dropped, mirrors.isLive(transfer.mirror) else {
+            // A dropped connection or mirror: its answer counts only while it is live (R19).
+            apply(attempt.ended(transfer.id))
+            return .drop
+        }
         switch decision {
         case .append(let total):
+            mirrors.answered(transfer.mirror)
             if !reported {
                 reported = true
                 answeredAt = answeredAt ?? (MonotonicClock.now(), attempt.written.count)
@@ -444,7 +496,8 @@ final class TaskDownload {
         var open = Array(repeating: 0, count: urls.count)
         for transfer in connections.values { open[transfer.mirror] += 1 }
         // With nothing open yet every count is 0, so the primary goes first.
-        let ordered = urls.indices.filter { usable[$0] }
+        let now = MonotonicClock.now()
+        let ordered = urls.indices.filter { mirrors.isReady($0, now: now) }
             .sorted { (open[$0], $0 == primary ? 0 : 1, $0) < (open[$1], $1 == primary ? 0 : 1, $1) }
         let pool = reader ? readerSlots : slots
         return ordered.first { pool.take(hosts[$0]) }
@@ -472,11 +525,22 @@ final class TaskDownload {
     /// Stops using mirror `url` (R19) and says why in the task log. False
     /// when it is the last one left: then the task's attempt fails instead.
     private func drop(mirror url: Int, _ reason: String) -> Bool {
-        guard usable[url], usable.filter({ $0 }).count > 1 else { return false }
-        usable[url] = false
-        delegate.transferDroppedMirror(request.id, serial: serial, url: urls[url], reason: reason)
-        if url == primary, let next = usable.firstIndex(of: true), !reported { primary = next }
+        guard mirrors.drop(url) else { return false }
+        dropped(mirror: url, reason)
         return true
+    }
+
+    /// Mirror `url` is dropped: the task log says why, and its other
+    /// connections stop (their bytes go to the live mirrors), so nothing it
+    /// answers later is used and none of its failures speaks for the task.
+    private func dropped(mirror url: Int, _ reason: String) {
+        delegate.transferDroppedMirror(request.id, serial: serial, url: urls[url], reason: reason)
+        if url == primary, !reported, let next = mirrors.firstLive { primary = next }
+        for transfer in connections.values where transfer.mirror == url && !transfer.dropped {
+            transfer.drop()
+            leaving.append(transfer)
+            apply(attempt.ended(transfer.id))
+        }
     }
 
     /// Takes `transfer` out of the multi handle and frees its host slot;
@@ -485,22 +549,39 @@ final class TaskDownload {
     private func remove(_ transfer: EasyTransfer) -> Bool {
         guard connections[transfer.id] === transfer else { return false }
         connections[transfer.id] = nil
+        discarded += transfer.discarded
         curl_multi_remove_handle(multi, transfer.handle)
         releaseSlot(of: transfer.id, transfer.mirror)
         return true
     }
 
-    /// A connection failed. While others fetch, the task goes on with one
-    /// connection fewer (a server that limits connections, a transient
-    /// error); its bytes are taken by the next connection that frees up.
-    /// The last one's failure is the attempt's (R53 decides what follows).
+    /// A connection failed. With mirrors (R19), `MirrorSet` judges the
+    /// mirror: dropped for good, or resting while the others take its bytes
+    /// (a first request is made again on the next one). Otherwise, while
+    /// others fetch, the task goes on with one connection fewer (a server
+    /// that limits connections, a transient error); its bytes are taken by
+    /// the next connection that frees up. The last one's failure is the
+    /// attempt's (R53 decides what follows).
     private func connectionFailed(_ id: UInt64, on mirror: Int, _ failure: TransferFailure) {
-        lastFailure = failure
-        if !failure.isTransient, drop(mirror: mirror, failure.message) {
-            // Another URL takes its bytes (R19); a first request is made again.
+        let now = MonotonicClock.now()
+        let jitter = Double(random.next() >> 11) * 0x1p-53
+        switch mirrors.failed(mirror, failure, now: now, jitter: jitter) {
+        case .ignored:
+            apply(attempt.ended(id))
+            return
+        case .dropped(let reason):
+            lastFailure = failure
+            dropped(mirror: mirror, reason)
             apply(attempt.ended(id))
             apply(attempt.reopen())
             return
+        case .backingOff where connections.count + parked.count > 0 || mirrors.anyReady(now: now):
+            lastFailure = failure
+            apply(attempt.ended(id))
+            apply(attempt.reopen())
+            return
+        case .backingOff, .attemptFails:
+            lastFailure = failure
         }
         let others = connections.count + parked.count
         if others > 0 {
@@ -623,6 +704,11 @@ final class TaskDownload {
         finished = true
         live.connections.store(0, ordering: .relaxed)
         let (id, serial, delegate, sync) = (request.id, serial, delegate, sync)
+        if attempt.handedOver > 0 {
+            delegate.transferNoted(id, serial: serial, line: "endgame: slow connections handed "
+                + "\(Units.bytes(attempt.handedOver)) to faster ones; \(Units.bytes(discarded)) received past "
+                + "where connections were told to stop was thrown away")
+        }
         lane.sync(fd) { err in
             var outcome = outcome
             // Any failed sync of this attempt, this one or an earlier

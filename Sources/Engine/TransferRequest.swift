@@ -17,11 +17,14 @@ public struct TransferRequest: Sendable {
     public var partialPath: String
     /// Fetch only what readers wait for (R23: a paused or queued task being read).
     public var readsOnly: Bool
+    /// Back-off and tries per mirror (R19, R53): the task's own policy.
+    public var retry: RetryPolicy
 
     /// Speed limits and later changes of `split` are sent separately
     /// (`Engine.setSpeedLimit`, `Engine.setSplit`), since they change while a transfer runs.
     public init(id: Int64, url: String, mirrors: [String] = [], headers: [String], ranges: ByteRanges,
-                known: StoredProgress, split: SplitPolicy, partialPath: String, readsOnly: Bool = false) {
+                known: StoredProgress, split: SplitPolicy, partialPath: String, readsOnly: Bool = false,
+                retry: RetryPolicy = RetryPolicy()) {
         self.id = id
         self.url = url
         self.mirrors = mirrors
@@ -31,6 +34,7 @@ public struct TransferRequest: Sendable {
         self.split = split
         self.partialPath = partialPath
         self.readsOnly = readsOnly
+        self.retry = retry
     }
 
     var isFTP: Bool { TransferProtocol(url: url) == .ftp }

@@ -197,6 +197,36 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(attempt.connections, 0)
     }
 
+    func test_R18_R19_theEndgameHandsASlowConnectionsTailToAFasterOne() {
+        let half = 3 * mib / 2
+        var attempt = SegmentedAttempt(total: 3 * mib, held: ByteRanges(), split: 2)
+        _ = attempt.start()
+        XCTAssertEqual(attempt.responded(1, total: 3 * mib, ranged: false),
+                       [.shrink(id: 1, end: half), .open(id: 2, range: closed(half, 3 * mib))])
+        // Both busy: nothing to hand over, whatever the speeds.
+        XCTAssertEqual(attempt.endgame(speeds: [1: 20_000, 2: 4_000_000], expected: 4_000_000), [])
+        // Connection 2 finishes; 1.5 MiB left on connection 1 is too little to
+        // split, and at 20 KB/s it would hold the tail for 78 s.
+        XCTAssertEqual(attempt.wrote(2, half..<(3 * mib)), [])
+        XCTAssertEqual(attempt.claims, [claim(1, 0, half)])
+        // Too short a wait, no faster connection to expect, or not measured yet: nothing.
+        XCTAssertEqual(attempt.endgame(speeds: [1: 2_000_000], expected: 4_000_000), [])
+        XCTAssertEqual(attempt.endgame(speeds: [1: 20_000], expected: 60_000), [])
+        XCTAssertEqual(attempt.endgame(speeds: [:], expected: 4_000_000), [])
+        // It keeps half a second of its work (page aligned); a new connection takes the rest.
+        let at: Int64 = 16 << 10
+        XCTAssertEqual(attempt.endgame(speeds: [1: 20_000], expected: 4_000_000),
+                       [.shrink(id: 1, end: at), .open(id: 3, range: closed(at, half))])
+        XCTAssertEqual(attempt.handedOver, half - at)
+        XCTAssertEqual(attempt.claims, [claim(1, 0, at), claim(3, at, half)])
+        // Both busy again: nothing more.
+        XCTAssertEqual(attempt.endgame(speeds: [1: 20_000, 3: 4_000_000], expected: 4_000_000), [])
+        XCTAssertEqual(attempt.wrote(3, at..<half), [])
+        XCTAssertEqual(attempt.wrote(1, 0..<at), [.abort(id: 1)], "its open-ended request stops at the handover")
+        XCTAssertTrue(attempt.isComplete)
+        XCTAssertEqual(attempt.connections, 0)
+    }
+
     func test_R18_anOpenEndedConnectionThatReachesTheTotalIsNotStopped() {
         var attempt = SegmentedAttempt(total: nil, held: ByteRanges(), split: 4)
         XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
@@ -558,6 +588,14 @@ final class SegmentedAttemptTests: XCTestCase {
                     if let keeping { links[keeping] = Link(request: .from(0), position: 0, stop: total) }
                     disk = ByteRanges()
                     carry(attempt.fellBack(keeping: keeping, total: keeping == nil ? nil : total))
+                } else if (7...8).contains(dice) {
+                    // A tick of the endgame: random speeds, a fast connection expected.
+                    event = "endgame"
+                    var speeds: [UInt64: Double] = [:]
+                    for key in links.keys where Bool.random(using: &random) {
+                        speeds[key] = Double(Int.random(in: 1...4_000_000, using: &random))
+                    }
+                    carry(attempt.endgame(speeds: speeds, expected: Double(Int.random(in: 1...40_000_000, using: &random))))
                 } else if dice >= 190 && attempt.total != nil {
                     // A reader somewhere in the file (R23).
                     let at = Int64.random(in: 0..<total, using: &random)

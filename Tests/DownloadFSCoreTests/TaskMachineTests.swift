@@ -40,6 +40,7 @@ final class TaskMachineTests: XCTestCase {
          .finished(serial: 5, outcome: .failed(.connectionReset, ranges: .prefix(10), receivedData: true)),
          .finished(serial: 5, outcome: .restart(reason: "odd")),
          .mirrorDropped(serial: 5, url: "https://h/file.iso", reason: "HTTP 404 Not Found"),
+         .noted(serial: 5, line: "endgame"),
          .verified(serial: 5, result: .matched), .finalized(serial: 5, result: .moved(name: "file.iso")),
          .reconcile(DataOnDisk(partialSize: 10, finishedSize: nil))]
     }
@@ -93,6 +94,7 @@ final class TaskMachineTests: XCTestCase {
             .responded(serial: 4, response: response, decision: .startOver(total: 1, reason: "x"), name: "n"),
             .verified(serial: 4, result: .matched), .finalized(serial: 4, result: .moved(name: "x")),
             .mirrorDropped(serial: 4, url: "https://h/file.iso", reason: "HTTP 404 Not Found"),
+            .noted(serial: 4, line: "endgame: …"),
         ] {
             XCTAssertEqual(try apply(event, current), TaskTransition(task: current), "\(event)")
         }

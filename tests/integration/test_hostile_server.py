@@ -6,6 +6,7 @@ import re
 import pytest
 
 from support.files import KiB, sha256_file, sha256_of
+from support.waiting import wait_until
 
 
 def _tree(root, skip):
@@ -103,3 +104,22 @@ def test_r55_megabyte_header_fails_once_and_says_why(mount, faultserver):
     assert status["attempts"] == "1", "a header the server will send again was retried"
     assert len(faultserver.gets("/bighead.bin")) == 1
     assert mount.alive()
+
+
+def test_r53_junk_left_on_a_reused_connection_is_retried_not_a_bad_url(mount, faultserver):
+    """A server that sends bytes after a whole body, on a connection it keeps
+    open, makes the next answer read there look like no HTTP at all (curl:
+    "Received HTTP/0.9 when not allowed", CURLE_UNSUPPORTED_PROTOCOL). That
+    is the connection's fault, not the URL's: the next task on that host
+    must not fail at once with "bad URL: unsupported protocol"; it is
+    retried on a fresh connection and completes."""
+    first = mount.add_one(faultserver.add("/junk/one.bin", size=4 * KiB, seed=281,
+                                          trailing_junk=b"NOT-HTTP-AT-ALL\r\n"))
+    mount.wait_state(first, "completed")
+    # Let the junk land on the idle connection curl keeps for reuse.
+    wait_until(lambda: faultserver.gets("/junk/one.bin")[0].junk_sent, 5, "the junk to be sent")
+    second = mount.add_one(faultserver.add("/junk/two.bin", size=4 * KiB, seed=282))
+    status = mount.wait_state(second, ("completed", "failed"), timeout=30)
+    assert status["state"] == "completed", f"{status['error']}\n{mount.task_log(second)}"
+    assert "bad URL" not in mount.task_log(second), mount.task_log(second)
+    assert sha256_file(mount.mp / "files" / "two.bin") == sha256_of(282, 4 * KiB)

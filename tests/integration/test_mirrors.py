@@ -224,3 +224,93 @@ def test_r19_r53_a_transient_error_keeps_the_mirror(mount, faultserver, fault):
     _assert_whole(mount, "t.bin", 197, size)
     assert faultserver.gets("/flaky/t.bin"), "the flaky mirror was never asked"
     assert not _dropped_lines(mount, task, second), mount.task_log(task)
+
+
+# -- issue 23: a dropped mirror's answers are never used ------------------------------
+
+def test_r19_a_dropped_mirrors_later_answers_are_never_used(mount, faultserver):
+    """A mirror holding a longer file (21 MiB for 20) is dropped at its first
+    answer; its other connections' answers (a 206 of another total, or a
+    200 of its whole file) must not make the task start over on it: the
+    file is the first URL's 20 MiB, and the task never starts over."""
+    size = 20 * MiB
+    good = faultserver.add("/g20/x.bin", size=size, seed=231, throttle=4 * MiB)
+    etag = faultserver.resource("/g20/x.bin").current()[2]
+    longer = faultserver.add("/l21/x.bin", size=21 * MiB, seed=231, etag=etag, throttle=4 * MiB)
+    task = _add_line(mount, good, longer, split=4)
+    mount.wait_state(task, "completed", timeout=60)
+    assert (mount.mp / "files" / "x.bin").stat().st_size == size, mount.task_log(task)
+    _assert_whole(mount, "x.bin", 231, size)
+    _assert_dropped(mount, task, longer, r"total|size|length|range")
+    assert "starting over" not in mount.task_log(task), mount.task_log(task)
+    whole = [r for r in faultserver.gets("/l21/x.bin") if r.status == 200]
+    assert not whole, f"the dropped mirror was asked for its whole file: {_describe(whole)}"
+
+
+# -- issue 23: the task fails only when no mirror is left --------------------------
+
+def test_r19_late_failures_of_a_dropped_mirror_do_not_fail_the_task(mount, faultserver):
+    """Eight tasks of a good URL and a 404 mirror, split 8: the 404 mirror is
+    dropped at its first answer, and its other connections' 404s (answered
+    later, when the good URL may have sent every byte) do not fail the
+    task: every one completes."""
+    size = 5 * MiB
+    tasks = {}
+    for n in range(8):
+        good = faultserver.add(f"/r{n}/f{n}.bin", size=size, seed=240 + n)
+        missing = faultserver.add(f"/gone{n}/f{n}.bin", status=404, status_times=None,
+                                  delays=[0] + [0.5] * 8)
+        tasks[n] = (_add_line(mount, good, missing, split=8), missing)
+    for n, (task, missing) in tasks.items():
+        status = mount.wait_state(task, ("completed", "failed"), timeout=60)
+        assert status["state"] == "completed", f"task {task}: {status['error']}\n{mount.task_log(task)}"
+        _assert_whole(mount, f"f{n}.bin", 240 + n, size)
+        _assert_dropped(mount, task, missing, r"404")
+
+
+# -- issue 23: a transient failure of the first URL fails over (R19, R53) -------------
+
+@pytest.mark.parametrize("first_kind", ["refused", "503"])
+def test_r19_r53_a_failing_first_url_fails_over_to_a_mirror(make_mount, faultserver, first_kind):
+    """The first URL refuses connections (or always answers 503): the task
+    does not fail with its error after --max-tries; the first URL rests
+    (its own back-off) while the healthy mirror is asked and serves the
+    file. (`MirrorSet`'s unit tests hold the rest: --max-tries failures in
+    a row drop a mirror, the last one's failure is the task's.)"""
+    mount = make_mount("--max-tries", "3")
+    size = 10 * MiB
+    good = faultserver.add("/ok/t10.bin", size=size, seed=251)
+    if first_kind == "refused":
+        from support.faultserver import unused_port
+        first = f"http://127.0.0.1:{unused_port()}/t10.bin"
+    else:
+        first = faultserver.add("/busy/t10.bin", size=size, seed=251, status=503, status_times=None)
+    task = _add_line(mount, first, good)
+    status = mount.wait_state(task, ("completed", "failed"), timeout=90)
+    assert status["state"] == "completed", f"{status['error']}\n{mount.task_log(task)}"
+    _assert_whole(mount, "t10.bin", 251, size)
+    assert faultserver.gets("/ok/t10.bin"), "the healthy mirror never got a request"
+    if first_kind == "503":
+        assert faultserver.gets("/busy/t10.bin"), "the first URL was never asked"
+    assert mount.status(task)["url"] == first
+
+
+# -- issue 23: a slow mirror does not hold the tail (endgame) ---------------------
+
+def test_r18_r19_a_slow_mirror_does_not_hold_the_tail(mount, faultserver):
+    """20 MiB over a 20 KB/s mirror and a 4 MB/s one: the slow mirror's last
+    segment is handed to the fast one (the endgame) instead of taking
+    minutes at 20 KB/s; the task log counts what was handed over and what
+    was thrown away."""
+    size = 20 * MiB
+    fast = faultserver.add("/fast/s.bin", size=size, seed=261, throttle=4 * 1000 * 1000)
+    slow = faultserver.add("/slow/s.bin", size=size, seed=261, throttle=20 * 1000)
+    task = _add_line(mount, fast, slow, split=4)
+    # At 20 KB/s the slow mirror's smallest segment (1 MiB) alone takes 52 s.
+    status = mount.wait_state(task, ("completed", "failed"), timeout=40)
+    assert status["state"] == "completed", status
+    _assert_whole(mount, "s.bin", 261, size)
+    log = mount.task_log(task)
+    assert re.search(r"endgame: .* handed .* thrown away", log), log
+    slow_spans = [r.delivered for r in faultserver.gets("/slow/s.bin") if r.delivered is not None]
+    assert slow_spans, "the slow mirror was never used"

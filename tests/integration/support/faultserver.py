@@ -114,6 +114,11 @@ class Resource:
                                             # many bytes off the asked end (capped at EOF)
     content_range_end_shift_times: Optional[int] = 1
     script: list = dataclasses.field(default_factory=list)  # per-GET overrides, in order
+    trailing_junk: Optional[bytes] = None   # sent a moment after a whole body, on a connection
+                                            # kept open: what the client reads next there
+                                            # is not an HTTP answer
+    delays: list = dataclasses.field(default_factory=list)  # seconds before answering each
+                                            # request, in order (then none): a slow answer
 
     # Runtime counters (under the server lock).
     gets: int = 0
@@ -169,6 +174,7 @@ class RequestRecord:
     version: int = 0            # version of the file the body came from
     finished: Optional[float] = None
     complete: bool = False      # the whole promised body was written
+    junk_sent: bool = False     # `trailing_junk` followed the body
     proxied: bool = False       # asked in absolute form (`GET http://host/x`), as a
                                 # client asks an HTTP proxy; `path` is then the URL's path
     absolute_url: Optional[str] = None  # the absolute-form target as sent, else None
@@ -435,9 +441,12 @@ class FaultServer:
         with self._lock:
             res = self._resources.get(split.path)
             if res is None:
-                plan = None
+                plan, delay = None, 0
             else:
                 plan = self._plan(res, handler, split, head)
+                delay = res.delays.pop(0) if res.delays else 0
+        if delay:
+            self._wait(handler, delay)
         if plan is None:
             self._send_error(handler, record, 404, head)
             return
@@ -633,6 +642,12 @@ class FaultServer:
             handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
         record.complete = True
+        if res.trailing_junk:
+            # In a packet of its own, after the client took the body as whole.
+            self._wait(handler, 0.05)
+            handler.wfile.write(res.trailing_junk)
+            handler.wfile.flush()
+            record.junk_sent = True
 
 
 def _peak(intervals, since, grace):
