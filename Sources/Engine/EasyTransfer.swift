@@ -38,7 +38,7 @@ final class EasyTransfer {
     private(set) var position: Int64
     /// Where this connection stops (exclusive): the request's end, moved
     /// down when another connection takes over the rest (a steal, R18).
-    private var end: Int64?
+    private(set) var end: Int64?
 
     // The response being received (reset at each status line: redirects,
     // 100-continue).

@@ -163,7 +163,8 @@ final class TaskDownload {
         for transfer in leaving { remove(transfer) }
         leaving.removeAll()
         // Readers' connections take readers' slots; the others wait for theirs.
-        while outcome == nil, let index = parked.firstIndex(where: { $0.reader }), let url = takeSlot(reader: true) {
+        while outcome == nil, let index = parked.firstIndex(where: { $0.reader }),
+              let url = takeSlot(reader: true) ?? (giveWay() ? takeSlot(reader: true) : nil) {
             let next = parked.remove(at: index)
             readers.insert(next.id)
             open(next.id, next.range, stop: next.stop, from: url)
@@ -175,6 +176,26 @@ final class TaskDownload {
         live.connections.store(connections.count, ordering: .relaxed)
         if outcome == nil && connections.isEmpty && parked.isEmpty { outcome = endOfAttempt() }
         if let outcome, connections.isEmpty, !finished { finish(outcome) }
+    }
+
+    /// A reader's window waits for a slot: a window of this task that only
+    /// reads ahead (no reader waits for what it has left) stops and gives
+    /// its slot, so a reader never waits behind another's read-ahead (R23).
+    /// Twelve random readers of one file at 3 MB/s per connection waited
+    /// 1.4 s at the median (8 slots, each held by 4 MiB of read-ahead) before.
+    /// True if one gave way.
+    private func giveWay() -> Bool {
+        let waiting = live.pendingReads()
+        for id in readers {
+            guard let transfer = connections[id], !transfer.dropped else { continue }
+            let rest = transfer.position..<(transfer.end ?? .max)
+            guard !waiting.contains(where: { $0.overlaps(rest) }) else { continue }
+            transfer.drop()
+            remove(transfer)
+            apply(attempt.ended(id))
+            return true
+        }
+        return false
     }
 
     /// Has what readers wait for fetched next (R23); nothing when none waits.

@@ -13,8 +13,8 @@ import subprocess
 import sys
 import time
 
-from support.files import MiB
-from support.waiting import stays_true, wait_until
+from support.files import MiB, content_range, read_range
+from support.waiting import stays_true, wait_until, within
 
 
 def _held_bytes(mount, task):
@@ -80,3 +80,29 @@ def test_r23_windows_of_killed_readers_stop_fetching(mount, faultserver):
                1.5, "no fetching after the readers were gone")
     assert mount.status(task)["state"] == "paused", "the reads changed the task"
     assert ended < 5, f"windows went on {ended:.1f} s after their readers were killed"
+
+
+def test_r23_a_reader_does_not_wait_behind_anothers_read_ahead(make_mount, faultserver):
+    """With one reader's slot per host and a slow server, a read whose
+    reader has moved on leaves its window reading ahead for 16 s; a second
+    reader elsewhere must not wait for that: the idle window gives way."""
+    mount = make_mount("--max-connections-per-host", "1")
+    size = 64 * MiB
+    url = faultserver.add("/ra.bin", size=size, seed=273, throttle=256 * 1024)
+    task = mount.add_one(url)
+    mount.wait_downloaded(task, 64 * 1024)
+    mount.ctl(task, "pause")
+    mount.wait_state(task, "paused", timeout=5)
+    wait_until(lambda: all(g.finished for g in faultserver.gets("/ra.bin")), 5, "the transfer to stop")
+    path = mount.task_dir(task) / "ra.bin"
+    with open(path, "rb") as f:
+        # The first reader is served; its window (4 MiB at 256 KiB/s) goes on ahead of it.
+        f.seek(8 * MiB)
+        assert f.read(4096) == content_range(273, 8 * MiB, 8 * MiB + 4096)
+        began = time.monotonic()
+        data = within(lambda: read_range(path, 40 * MiB, 4096), 8, "a read elsewhere")
+        waited = time.monotonic() - began
+    assert data == content_range(273, 40 * MiB, 40 * MiB + 4096)
+    # 16 s if it waited for the first window to end; a request's time if not.
+    assert waited < 4, f"the second reader waited {waited:.1f} s behind the first one's read-ahead"
+    assert mount.status(task)["state"] == "paused"
