@@ -17,6 +17,7 @@ let package = Package(
         .target(name: "CFuse", linkerSettings: [.linkedLibrary("fuse3")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "CCertificate", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "CLinux"),
 
         // The pure core: no I/O, exhaustively unit-tested.
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "Engine", dependencies: ["CCurl", "CDigest", "CLinux", "DownloadFSCore"]),
         .target(name: "FuseKit", dependencies: ["CFuse", "CLinux"]),
         .target(name: "DownloadFS", dependencies: [
-            "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CLinux",
+            "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CCertificate", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "downloadfs", dependencies: [

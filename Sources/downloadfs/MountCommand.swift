@@ -81,6 +81,9 @@ struct MountCommand: ParsableCommand {
             guard (st.st_mode & S_IFMT) == S_IFREG else {
                 throw ValidationError("--ca-certificate \(caCertificate) is not a file; give a PEM file of CA certificates")
             }
+            // Also the -o ca-certificate=FILE form: mount(8)'s arguments
+            // become these (MountHelperInvocation).
+            if let problem = CACertificateFile.problem(caCertificate) { throw ValidationError(problem) }
         }
         if let speedLimit {
             do throws(ByteRateError) { _ = try ByteRate.read(speedLimit) } catch {

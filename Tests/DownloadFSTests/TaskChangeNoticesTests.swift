@@ -94,4 +94,16 @@ final class TaskChangeNoticesTests: XCTestCase {
             .attributes(files),
         ])
     }
+
+    func test_R23_aDataFileNamedLikeAFixedFileIsForgottenUnderItsDirectoryName() {
+        let dir = NodeID.taskDir(9).inode
+        let removed = TaskChangeNotices(old: task(9, name: "status"), new: nil)
+        XCTAssertTrue(removed.notices.contains(.deleted(parent: dir, child: NodeID.taskData(9).inode, name: "status (1)")))
+        XCTAssertFalse(removed.notices.contains(.deleted(parent: dir, child: NodeID.taskData(9).inode, name: "status")))
+        let renamed = TaskChangeNotices(old: task(9, name: "log"), new: task(9, name: "b.iso"))
+        XCTAssertEqual(renamed.notices, [.deleted(parent: dir, child: NodeID.taskData(9).inode, name: "log (1)")])
+        // `ctl` and `ctl (1)` are one name in queue/9/: still there, nothing to forget.
+        let same = TaskChangeNotices(old: task(9, name: "ctl"), new: task(9, name: "ctl (1)"))
+        XCTAssertEqual(same.notices, [])
+    }
 }

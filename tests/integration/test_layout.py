@@ -6,9 +6,11 @@ import stat
 import subprocess
 import time
 
-from support.files import KiB, MiB, content
+import pytest
+
+from support.files import KiB, MiB, content, content_range, read_range, sha256_file, sha256_of
 from support.mount import expect_errno
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 NOBODY = 65534
 REFUSED = (errno.EPERM, errno.EACCES)
@@ -187,3 +189,47 @@ def test_r7_completed_file_listed_within_a_second(mount, faultserver):
     mount.wait_state(task, "completed")
     wait_until(lambda: "c.bin" in os.listdir(mount.mp / "files"), 1.0, "c.bin in files/")
     assert (mount.mp / "files" / "c.bin").read_bytes() == content(1, 512 * KiB)
+
+
+# The names every queue/<id>/ holds beside its data file (R20, R22, R30).
+FIXED_NAMES = ("status", "url", "ctl", "log", "wait")
+
+
+@pytest.mark.parametrize("name, via", [(name, "out=") for name in FIXED_NAMES]
+                         + [("status", "Content-Disposition")])
+def test_r23_a_download_named_like_a_fixed_entry_is_reachable(mount, faultserver, name, via):
+    """A download named `status` (by out= or by the server) keeps that name
+    in files/ (R17), but in queue/<id>/ its data file takes the next free
+    name, `status (1)`: every name there is listed once, and the data can
+    be read while it downloads and after."""
+    size = 4 * MiB
+    seed = 260 + FIXED_NAMES.index(name)
+    res_path = f"/fixed-{name}.bin"
+    if via == "out=":
+        task = mount.add_one(faultserver.add(res_path, size=size, seed=seed, throttle=MiB), f"out={name}")
+    else:
+        task = mount.add_one(faultserver.add(res_path, size=size, seed=seed, throttle=MiB,
+                                             content_disposition=f'attachment; filename="{name}"'))
+    status = mount.wait_downloaded(task, 64 * KiB)
+    assert status["name"] == name, status
+    folder = mount.task_dir(task)
+    data = folder / f"{name} (1)"
+    listing = os.listdir(folder)
+    assert sorted(listing) == sorted([n for n in FIXED_NAMES if n != "wait"] + [data.name]), listing
+    inodes = {n: os.stat(folder / n).st_ino for n in listing}
+    assert len(set(inodes.values())) == len(listing), f"two names share an inode: {inodes}"
+    # The fixed entries are still themselves.
+    assert mount.status(task)["id"] == str(task)
+    assert os.stat(folder / "ctl").st_mode & 0o777 == 0o200
+    # The data, while it downloads: held bytes and bytes far ahead.
+    assert os.stat(data).st_size == size
+    for offset in (0, 3 * MiB + 4321):
+        got = within(lambda: read_range(data, offset, 64 * KiB), 5, f"a read at {offset} of {data.name}")
+        assert got == content_range(seed, offset, offset + 64 * KiB), f"the bytes at {offset} of {data.name}"
+    assert mount.status(task)["state"] == "downloading", "the download ended before the reads"
+    faultserver.update(res_path, throttle=None)
+    mount.wait_state(task, "completed", timeout=30)
+    assert sorted(os.listdir(folder)) == sorted(listing)
+    assert sha256_file(data) == sha256_of(seed, size), f"{data.name} once completed"
+    assert sha256_file(mount.mp / "files" / name) == sha256_of(seed, size), f"files/{name}"
+    assert mount.read(f"queue/{task}/wait") == "completed\n"

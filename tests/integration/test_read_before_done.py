@@ -537,3 +537,48 @@ def test_r23_ffprobe_and_ffmpeg_seek_a_downloading_video(mount, faultserver, tmp
     status = mount.status(task)
     assert status["state"] == "downloading" and int(status["downloaded"]) < len(body), \
         f"the download ended before the player was done, so this proved nothing: {status}"
+
+
+def test_r23_a_handle_opened_before_a_start_over_never_reads_the_new_version(mount, faultserver):
+    """One open file never mixes versions: once the task starts over (the
+    file changed on the server), every read of a handle opened before is
+    EIO — bytes of the new version already held, bytes still missing, and
+    after the new version completed — while a new open reads the new version."""
+    size = 8 * MiB
+    res_path = "/versions.bin"
+    seed = 241
+    faultserver.add(res_path, size=size, seed=seed, throttle=2 * MiB)
+    resource = faultserver.resource(res_path)
+    task = mount.add_one(faultserver.url(res_path))
+    mount.wait_downloaded(task, 2 * MiB)
+    path = mount.task_dir(task) / "versions.bin"
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        front = within(lambda: os.pread(fd, 2 * MiB, 0), READ_BOUND, "a read of the held front")
+        _same(front, content(seed, 2 * MiB), "the old version's front")
+        _paused_midway(mount, faultserver, task, res_path, 2 * MiB)
+        # Every GET from now on gets version 1 (another ETag, other bytes):
+        # the resume cannot continue and starts over from zero.
+        faultserver.update(res_path, change_after_requests=len(faultserver.gets(res_path)))
+        mount.ctl(task, "resume")
+        wait_until(lambda: START_OVER_RE.search(mount.task_log(task)), 10,
+                   "the task log to say it started over")
+        mount.wait_downloaded(task, 256 * KiB)  # the new version's front is held
+        assert mount.status(task)["state"] == "downloading"
+        for offset in (0, 6 * MiB):  # held again, and not yet fetched
+            with pytest.raises(OSError) as caught:
+                within(lambda: os.pread(fd, 64 * KiB, offset), READ_BOUND,
+                       f"a read at {offset} of the handle opened before the start-over")
+            assert caught.value.errno == errno.EIO, caught.value
+        faultserver.update(res_path, throttle=None)
+        mount.wait_state(task, "completed", timeout=30)
+        with pytest.raises(OSError) as caught:
+            within(lambda: os.pread(fd, 64 * KiB, 0), READ_BOUND,
+                   "a read of the old handle once the new version completed")
+        assert caught.value.errno == errno.EIO, caught.value
+    finally:
+        os.close(fd)
+    # Opened again, it is the new version, whole.
+    again, _ = _timed_read(path, 0, size)
+    _same(again, resource.data(0, size, version=1), "the data file opened after the start-over")
+    assert sha256_file(mount.mp / "files" / "versions.bin") == sha256_of(seed + 7919, size)

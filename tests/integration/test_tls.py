@@ -7,6 +7,7 @@ a CA nobody trusts, and a leaf for each way a server's certificate can be
 wrong. Each HTTPS server is a `FaultServer` presenting one leaf.
 """
 
+import random
 import re
 import shutil
 import subprocess
@@ -14,8 +15,10 @@ import subprocess
 import pytest
 
 from support.certs import make_certs
+from support.cli import one_line_message, run_cli
 from support.faultserver import FaultServer, unused_port
 from support.files import KiB, sha256_file, sha256_of
+from support.mount import mounted_in_table
 
 # Every variable libcurl (or the curl tool) reads a proxy from.
 PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "ftp_proxy",
@@ -154,6 +157,40 @@ def test_r55_tls_missing_ca_certificate_refuses_mount(make_mount, tmp_path):
     mount.mp.mkdir(parents=True)  # so nothing but the option can be refused
     result = mount.assert_mount_refused(tmp_path)
     assert str(missing) in result.stderr, f"the message should name {missing}: {result.stderr!r}"
+
+
+# What a CA file may hold that is not a certificate.
+NOT_CERTIFICATES = {
+    "random bytes": lambda certs: random.Random(55).randbytes(4096),
+    "an empty file": lambda certs: b"",
+    "a private key only": lambda certs: open(certs["ca"].key, "rb").read(),
+}
+
+
+@pytest.mark.parametrize("form", ["--ca-certificate", "-o ca-certificate="])
+@pytest.mark.parametrize("kind", list(NOT_CERTIFICATES))
+def test_r55_tls_a_ca_file_without_a_certificate_refuses_mount(make_mount, downloadfs_bin, certs, tmp_path,
+                                                               kind, form):
+    """A CA file with no certificate in it is refused at mount, with one
+    line naming it, in both forms (the option, and mount(8)'s -o); it used
+    to mount and then fail every https task for good."""
+    bad = tmp_path / "ca.pem"
+    bad.write_bytes(NOT_CERTIFICATES[kind](certs))
+    assert b"CERTIFICATE" not in bad.read_bytes()
+    if form == "--ca-certificate":
+        mount = make_mount("--ca-certificate", bad, start=False)
+        mount.mp.mkdir(parents=True)  # so nothing but the option can be refused
+        result = mount.assert_mount_refused(tmp_path)
+    else:
+        mount = make_mount(start=False)
+        mount.mp.mkdir(parents=True)
+        result = run_cli([downloadfs_bin, mount.state, mount.mp, "-o", f"ca-certificate={bad}"], tmp_path,
+                         env=mount.environ())
+        assert result.returncode != 0, result
+        assert one_line_message(result.stderr), f"want a one-line message, got {result.stderr!r}"
+        assert not mounted_in_table(mount.mp)
+    assert str(bad) in result.stderr, f"the message should name {bad}: {result.stderr!r}"
+    assert "no PEM certificate" in result.stderr, f"the message should say why: {result.stderr!r}"
 
 
 # -- proxies ----------------------------------------------------------------------

@@ -10,7 +10,8 @@ import FuseKit
 ///   its `files/` entry, are `deleted` (inotify watchers — file managers —
 ///   see them go, which they would not from `rm files/x` or a cancel);
 /// - its data file renamed (a name from the server, R17, or `mv` in
-///   `files/`, R40): the old names are `deleted`;
+///   `files/`, R40): the old names are `deleted` (in `queue/<id>/` the
+///   data file's name, `TaskDirectoryNames`);
 /// - it completes, or stops being completed: the data file's attributes
 ///   and pages (`contents`), and the `files/` entry that went;
 /// - `queue/` or `files/` gains or loses an entry: their attributes (the
@@ -38,14 +39,19 @@ struct TaskChangeNotices {
             for child in TaskDirectory.fixedChildren(id) {
                 notices.append(.deleted(parent: taskDir, child: child.node.inode, name: child.name))
             }
-            notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode, name: old.name))
+            notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode,
+                                    name: TaskDirectoryNames.dataFile(ofTaskNamed: old.name)))
             notices.append(.deleted(parent: NodeID.queue.inode, child: taskDir, name: String(id)))
             if wasCompleted { forgetFinished(id, old.name) }
             queueListingChanged = true
             filesListingChanged = wasCompleted
         case (.some(let old), .some(let new)):
             if old.name != new.name {
-                notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode, name: old.name))
+                // `status` and `status (1)` are both `status (1)` in queue/<id>/.
+                let oldData = TaskDirectoryNames.dataFile(ofTaskNamed: old.name)
+                if oldData != TaskDirectoryNames.dataFile(ofTaskNamed: new.name) {
+                    notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode, name: oldData))
+                }
                 if wasCompleted { forgetFinished(id, old.name) }
                 filesListingChanged = wasCompleted || isCompleted
             }

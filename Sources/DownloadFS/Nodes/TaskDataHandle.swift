@@ -18,6 +18,15 @@ import Synchronization
 /// generation is still the one they were read under: a start-over cuts or
 /// replaces the file, and a reader must never get the old version's bytes
 /// or the zeros of a cut file.
+///
+/// One handle reads one version of the file (R23): the generation of the
+/// first bytes it serves is pinned, and once a start-over (the file changed
+/// on the server) moved the generation on, every read of it is EIO — while
+/// the new version downloads and after it completed. A reader that kept
+/// reading used to put the old version's front and the new one's back
+/// together; it opens the file again to read the new version. A handle
+/// that has served nothing yet (its first read waited through the
+/// start-over) has nothing to mix, and pins the new version.
 final class TaskDataHandle: FileReader, FileReleaser {
     private let context: NodeContext
     private let id: Int64
@@ -32,6 +41,8 @@ final class TaskDataHandle: FileReader, FileReleaser {
         var retired: [Int32] = []
     }
     private let descriptors = Mutex(Descriptors())
+    /// The generation of the bytes this handle served; nil before its first.
+    private let pinned = Mutex<UInt64?>(nil)
 
     init(context: NodeContext, id: Int64, caching: FileCaching) {
         self.context = context
@@ -43,13 +54,17 @@ final class TaskDataHandle: FileReader, FileReleaser {
         guard let entry = context.table.entry(id) else { reply.error(.noEntry); return }
         let record = entry.record
         if record.state == .completed {
-            let fd = descriptor(for: entry, generation: entry.generation)
-            guard fd >= 0 else { reply.error(.io); return }
+            let generation = entry.generation
+            let fd = descriptor(for: entry, generation: generation)
+            guard fd >= 0, pin(generation) else { reply.error(.io); return }
             guard offset < record.downloaded else { reply.bytes([]); return }
             reply.file(fd, offset: offset, size: min(size, Int(record.downloaded - offset)))
             return
         }
         let (generation, ranges) = entry.held
+        // Another version than the one this handle served: EIO at once,
+        // rather than after waiting for bytes it will refuse.
+        guard pinned.withLock({ $0 ?? generation }) == generation else { reply.error(.io); return }
         guard let total = record.total else {
             // Unknown total: the bytes from 0 without a hole, then end of file.
             let end = min(offset + Int64(size), ranges.prefixEnd)
@@ -102,8 +117,18 @@ final class TaskDataHandle: FileReader, FileReleaser {
         if live?.generation ?? generation != generation {
             return read(size: size, offset: range.lowerBound, reply: reply)
         }
-        guard got == range.count else { reply.error(.io); return }
+        guard got == range.count, pin(generation) else { reply.error(.io); return }
         reply.bytes(buffer)
+    }
+
+    /// Whether bytes of `generation` may be served by this handle: it has
+    /// served none yet (they pin it) or only bytes of that generation.
+    private func pin(_ generation: UInt64) -> Bool {
+        pinned.withLock { pinned in
+            if let pinned { return pinned == generation }
+            pinned = generation
+            return true
+        }
     }
 
     /// The handle's descriptor of the task's data file as of `generation`,

@@ -1,7 +1,9 @@
+import DownloadFSCore
 import FuseKit
 
 /// `queue/<id>/`: a task's `status`, `url`, `ctl`, `log`, `wait` (found by
-/// name, never listed, R22) and its data file under the task's name.
+/// name, never listed, R22) and its data file under the task's name, or
+/// the next free one where that is one of theirs (`TaskDirectoryNames`).
 struct TaskDirectory: DirectoryNode, UnlinkingDirectory {
     let context: NodeContext
     let id: Int64
@@ -11,8 +13,9 @@ struct TaskDirectory: DirectoryNode, UnlinkingDirectory {
     /// The names every task directory holds beside its data file, with their
     /// nodes' ids (`TaskChangeNotices` forgets them all when the task goes).
     static func fixedChildren(_ id: Int64) -> [(name: String, node: NodeID)] {
-        [("status", .taskStatus(id)), ("url", .taskURL(id)), ("ctl", .taskCtl(id)),
-         ("log", .taskLog(id)), ("wait", .taskWait(id))]
+        [(TaskDirectoryNames.status, .taskStatus(id)), (TaskDirectoryNames.url, .taskURL(id)),
+         (TaskDirectoryNames.control, .taskCtl(id)), (TaskDirectoryNames.log, .taskLog(id)),
+         (TaskDirectoryNames.wait, .taskWait(id))]
     }
 
     func attributes() throws(Errno) -> FileAttributes {
@@ -24,19 +27,20 @@ struct TaskDirectory: DirectoryNode, UnlinkingDirectory {
     func child(named name: String) throws(Errno) -> any Node {
         let entry = try context.task(id)
         switch name {
-        case "status": return TaskStatusFile(context: context, id: id)
-        case "url": return TaskURLFile(context: context, id: id)
-        case "ctl": return TaskControlFile(context: context, id: id)
-        case "log": return TaskLogFile(context: context, id: id)
-        case "wait": return TaskWaitFile(context: context, id: id)
-        case entry.record.name: return TaskDataFile(context: context, id: id)
+        case TaskDirectoryNames.status: return TaskStatusFile(context: context, id: id)
+        case TaskDirectoryNames.url: return TaskURLFile(context: context, id: id)
+        case TaskDirectoryNames.control: return TaskControlFile(context: context, id: id)
+        case TaskDirectoryNames.log: return TaskLogFile(context: context, id: id)
+        case TaskDirectoryNames.wait: return TaskWaitFile(context: context, id: id)
+        case TaskDirectoryNames.dataFile(ofTaskNamed: entry.record.name): return TaskDataFile(context: context, id: id)
         default: throw .noEntry
         }
     }
 
     func entries() throws(Errno) -> [DirectoryEntry] {
         let entry = try context.task(id)
-        let listed = Self.fixedChildren(id).filter { $0.name != "wait" } + [(entry.record.name, .taskData(id))]
+        let listed = Self.fixedChildren(id).filter { $0.name != TaskDirectoryNames.wait }
+            + [(TaskDirectoryNames.dataFile(ofTaskNamed: entry.record.name), .taskData(id))]
         return listed.map { DirectoryEntry(name: $0.name, inode: $0.node.inode, isDirectory: false) }
     }
 

@@ -361,7 +361,12 @@ class Mount:
         return sorted(os.listdir(self.mp / "files"))
 
     def data_path(self, task_id):
-        return self.task_dir(task_id) / self.status(task_id)["name"]
+        # A task named like a fixed entry (`status`) has its data under the
+        # next free name there (docs/usage.md).
+        name = self.status(task_id)["name"]
+        if name in ("status", "url", "ctl", "log", "wait"):
+            name += " (1)"
+        return self.task_dir(task_id) / name
 
     def ctl(self, task_id, command):
         write_command(self.task_dir(task_id) / "ctl", command)

@@ -1,0 +1,24 @@
+/// The names in a task's directory, `queue/<id>/` (R20, R22, R23, R30).
+///
+/// Beside the files every task has, the directory holds the task's data
+/// under the task's name — unless that name is one of theirs (`out=status`,
+/// a server's `filename=ctl`): the two would share one name, listed twice
+/// and the data out of reach. The data file then takes R17's next free
+/// name, `status (1)`. Only that entry moves: the task keeps its name
+/// (status, events) and `files/` holds the finished file under it.
+public enum TaskDirectoryNames {
+    public static let status = "status"
+    public static let url = "url"
+    public static let control = "ctl"
+    public static let log = "log"
+    /// Found by name, never listed (R22).
+    public static let wait = "wait"
+
+    /// The names of the files every task directory holds.
+    public static let fixed: Set<String> = [status, url, control, log, wait]
+
+    /// The data file's name in the directory of a task named `name`.
+    public static func dataFile(ofTaskNamed name: String) -> String {
+        FileName.unique(name, isTaken: fixed.contains)
+    }
+}
