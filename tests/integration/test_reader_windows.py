@@ -17,8 +17,15 @@ from support.files import MiB, content_range, read_range
 from support.waiting import stays_true, wait_until, within
 
 
-def _held_bytes(mount, task):
-    return int(mount.status(task)["downloaded"])
+def _paused_slow_task(mount, faultserver, name, size, seed, throttle):
+    """A task of `size` bytes from a server sending `throttle` bytes/s per
+    connection, paused once it holds a little; returns its data file's path."""
+    task = mount.add_one(faultserver.add("/" + name, size=size, seed=seed, throttle=throttle))
+    mount.wait_downloaded(task, 64 * 1024)
+    mount.ctl(task, "pause")
+    mount.wait_state(task, "paused", timeout=5)
+    wait_until(lambda: all(g.finished for g in faultserver.gets("/" + name)), 5, "the transfer to stop")
+    return task, mount.task_dir(task) / name
 
 
 def test_r20_r23_a_known_total_is_shown_when_the_head_arrives(mount, faultserver):
@@ -49,14 +56,8 @@ def test_r23_windows_of_killed_readers_stop_fetching(mount, faultserver):
     couple of seconds instead of finishing every window for nobody."""
     size = 256 * MiB
     # Slow per connection, so that each window would take seconds to finish.
-    url = faultserver.add("/w.bin", size=size, seed=272, throttle=512 * 1024)
-    task = mount.add_one(url)
-    mount.wait_downloaded(task, 64 * 1024)
-    mount.ctl(task, "pause")
-    mount.wait_state(task, "paused", timeout=5)
-    wait_until(lambda: all(g.finished for g in faultserver.gets("/w.bin")), 5, "the transfer to stop")
-    path = str(mount.task_dir(task) / "w.bin")
-    readers = [subprocess.Popen([sys.executable, "-c", _RANDOM_READER, path, str(size), str(n)],
+    task, path = _paused_slow_task(mount, faultserver, "w.bin", size, 272, 512 * 1024)
+    readers = [subprocess.Popen([sys.executable, "-c", _RANDOM_READER, str(path), str(size), str(n)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
                for n in range(8)]
     try:
@@ -87,14 +88,7 @@ def test_r23_a_reader_does_not_wait_behind_anothers_read_ahead(make_mount, fault
     reader has moved on leaves its window reading ahead for 16 s; a second
     reader elsewhere must not wait for that: the idle window gives way."""
     mount = make_mount("--max-connections-per-host", "1")
-    size = 64 * MiB
-    url = faultserver.add("/ra.bin", size=size, seed=273, throttle=256 * 1024)
-    task = mount.add_one(url)
-    mount.wait_downloaded(task, 64 * 1024)
-    mount.ctl(task, "pause")
-    mount.wait_state(task, "paused", timeout=5)
-    wait_until(lambda: all(g.finished for g in faultserver.gets("/ra.bin")), 5, "the transfer to stop")
-    path = mount.task_dir(task) / "ra.bin"
+    task, path = _paused_slow_task(mount, faultserver, "ra.bin", 64 * MiB, 273, 256 * 1024)
     with open(path, "rb") as f:
         # The first reader is served; its window (4 MiB at 256 KiB/s) goes on ahead of it.
         f.seek(8 * MiB)
