@@ -43,6 +43,12 @@ public struct SegmentedAttempt: Sendable {
 
     public var connections: Int { claims.count }
 
+    /// The connections opened as readers' windows (`want`), still open.
+    public private(set) var windows: Set<UInt64> = []
+
+    /// How long a reading attempt goes on with no reader reading or waiting.
+    public static let readerIdleSeconds = 1.0
+
     /// The total is known and every byte of it is written.
     public var isComplete: Bool {
         guard let total else { return false }
@@ -318,6 +324,7 @@ public struct SegmentedAttempt: Sendable {
         claims.append(SegmentClaim(id: id, position: at, end: end))
         requests[id] = RequestedRange(start: at, end: end)
         progress[id] = at
+        windows.insert(id)
         return [.openForReader(id: id, range: RequestedRange(start: at, end: end))]
     }
 
@@ -349,7 +356,32 @@ public struct SegmentedAttempt: Sendable {
         written.ranges.first { $0.lowerBound > offset }?.lowerBound
     }
 
+    /// A reader's window waits for a connection slot while the windows
+    /// hold them all: the first window with no reader waiting in what it
+    /// has left (`waiting`: the ranges readers wait for) — it only reads
+    /// ahead — stops and gives its slot (R23). Its rest is a hole again.
+    /// Twelve random readers of one file at 3 MB/s per connection waited
+    /// 1.4 s at the median before: every slot held by 4 MiB of read-ahead
+    /// nobody wanted. Nil when every window serves a waiting reader.
+    public mutating func yieldWindow(waiting: [Range<Int64>]) -> [SegmentAction]? {
+        let idle = claims.filter { windows.contains($0.id) }.sorted { $0.id < $1.id }.first { claim in
+            !waiting.contains { $0.overlaps(claim.position..<claim.end) }
+        }
+        guard let idle else { return nil }
+        forget(idle.id)
+        return [.abort(id: idle.id)] + fill()
+    }
+
+    /// Whether a reading attempt (`readsOnly`) has outlived its readers:
+    /// none waits and none has read for `readerIdleSeconds` (they were
+    /// killed, or interrupted and gone), so what its windows have left is
+    /// fetched for nobody (R23).
+    public func readersGone(waiting: Int, idleSeconds: Double) -> Bool {
+        readsOnly && waiting == 0 && idleSeconds >= Self.readerIdleSeconds
+    }
+
     private mutating func forget(_ id: UInt64) {
+        windows.remove(id)
         claims.removeAll { $0.id == id }
         requests[id] = nil
         progress[id] = nil

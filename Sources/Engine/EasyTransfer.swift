@@ -38,7 +38,7 @@ final class EasyTransfer {
     private(set) var position: Int64
     /// Where this connection stops (exclusive): the request's end, moved
     /// down when another connection takes over the rest (a steal, R18).
-    private(set) var end: Int64?
+    private var end: Int64?
 
     // The response being received (reset at each status line: redirects,
     // 100-continue).
@@ -389,7 +389,7 @@ final class EasyTransfer {
 
     /// What the connection came to, given curl's result code. Flushes first.
     func end(for code: CURLcode) -> End {
-        if decision == nil && code == CURLE_OK && !dropped { decide() }
+        if decision == nil && code == CURLE_OK { decide() }
         if !dropped { flush() }
         if let writeErrno { return .writeFailed(errno: writeErrno) }
         if dropped { return .dropped }

@@ -164,7 +164,7 @@ final class TaskDownload {
         leaving.removeAll()
         // Readers' connections take readers' slots; the others wait for theirs.
         while outcome == nil, let index = parked.firstIndex(where: { $0.reader }),
-              let url = takeSlot(reader: true) ?? (giveWay() ? takeSlot(reader: true) : nil) {
+              let url = takeSlot(reader: true) ?? (yieldWindow() ? takeSlot(reader: true) : nil) {
             let next = parked.remove(at: index)
             readers.insert(next.id)
             open(next.id, next.range, stop: next.stop, from: url)
@@ -178,24 +178,15 @@ final class TaskDownload {
         if let outcome, connections.isEmpty, !finished { finish(outcome) }
     }
 
-    /// A reader's window waits for a slot: a window of this task that only
-    /// reads ahead (no reader waits for what it has left) stops and gives
-    /// its slot, so a reader never waits behind another's read-ahead (R23).
-    /// Twelve random readers of one file at 3 MB/s per connection waited
-    /// 1.4 s at the median (8 slots, each held by 4 MiB of read-ahead) before.
-    /// True if one gave way.
-    private func giveWay() -> Bool {
-        let waiting = live.pendingReads()
-        for id in readers {
-            guard let transfer = connections[id], !transfer.dropped else { continue }
-            let rest = transfer.position..<(transfer.end ?? .max)
-            guard !waiting.contains(where: { $0.overlaps(rest) }) else { continue }
-            transfer.drop()
-            remove(transfer)
-            apply(attempt.ended(id))
-            return true
-        }
-        return false
+    /// A reader's window waits for a slot: a window that only reads ahead
+    /// gives way (`SegmentedAttempt.yieldWindow`), its slot freed at once.
+    /// True if one did.
+    private func yieldWindow() -> Bool {
+        guard let actions = attempt.yieldWindow(waiting: live.pendingReads()) else { return false }
+        apply(actions)
+        for transfer in leaving { remove(transfer) }
+        leaving.removeAll()
+        return true
     }
 
     /// Has what readers wait for fetched next (R23); nothing when none waits.
@@ -307,8 +298,7 @@ final class TaskDownload {
     /// limit: connections are slow by design then, and a new one would
     /// fetch no sooner.
     private func endgame(now: Double) {
-        guard !request.isFTP, outcome == nil, limiter.limit == 0, connections.count < attempt.split,
-              !connections.isEmpty else { return }
+        guard outcome == nil, limiter.limit == 0 else { return }
         var speeds: [UInt64: Double] = [:]
         for transfer in connections.values where !transfer.dropped {
             guard let speed = transfer.speed(now: now) else { continue }
@@ -318,18 +308,13 @@ final class TaskDownload {
         apply(attempt.endgame(speeds: speeds, expected: bestSpeed))
     }
 
-    /// A reading attempt's windows end with their readers (R23): once no
-    /// reader waits and none has read for a second (the reader was killed,
-    /// or interrupted and gone), what is left of them is not fetched.
+    /// A reading attempt ends with its readers (`SegmentedAttempt.readersGone`).
     private func stopIdleWindows(now: Double) {
-        guard request.readsOnly, outcome == nil, live.readersWaiting.load(ordering: .relaxed) == 0,
-              now - live.lastRead >= Self.readerIdleSeconds else { return }
+        guard outcome == nil, attempt.readersGone(waiting: live.readersWaiting.load(ordering: .relaxed),
+                                                  idleSeconds: now - live.lastRead) else { return }
         flushAll()
         end(.stopped(ranges: attempt.written))
     }
-
-    /// How long a reading attempt goes on without a read.
-    static let readerIdleSeconds = 1.0
 
     // MARK: - connections' calls (inside curl's callbacks)
 

@@ -394,6 +394,36 @@ final class SegmentedAttemptTests: XCTestCase {
                        "from the reader's byte to the held bytes after it (under 4 MiB)")
     }
 
+    func test_R23_aWindowThatOnlyReadsAheadYieldsToAWaitingReader() {
+        var attempt = SegmentedAttempt(total: 100 * mib, held: ByteRanges(), split: 1, readsOnly: true)
+        _ = attempt.start()
+        XCTAssertEqual(attempt.want((10 * mib)..<(10 * mib + 4096)),
+                       [.openForReader(id: 1, range: closed(10 * mib, 14 * mib))])
+        XCTAssertEqual(attempt.want((50 * mib)..<(50 * mib + 4096)),
+                       [.openForReader(id: 2, range: closed(50 * mib, 54 * mib))])
+        XCTAssertEqual(attempt.windows, [1, 2])
+        // Both readers still wait for their first bytes: nothing yields.
+        let both = [(10 * mib)..<(10 * mib + 4096), (50 * mib)..<(50 * mib + 4096)]
+        XCTAssertNil(attempt.yieldWindow(waiting: both))
+        // The first reader was served and moved on; its window reads ahead for nobody.
+        XCTAssertEqual(attempt.wrote(1, (10 * mib)..<(10 * mib + 65536)), [])
+        XCTAssertEqual(attempt.yieldWindow(waiting: [(50 * mib)..<(50 * mib + 4096), (80 * mib)..<(80 * mib + 10)]),
+                       [.abort(id: 1)], "a reading attempt does not refill what a window left")
+        XCTAssertEqual(attempt.windows, [2])
+        XCTAssertEqual(attempt.claims.map(\.id), [2])
+        XCTAssertNil(attempt.yieldWindow(waiting: [(52 * mib)..<(52 * mib + 10)]), "window 2 still serves a reader")
+    }
+
+    func test_R23_aReadingAttemptOutlivesItsReadersBySecondOnly() {
+        let reading = SegmentedAttempt(total: 100 * mib, held: ByteRanges(), split: 1, readsOnly: true)
+        XCTAssertFalse(reading.readersGone(waiting: 1, idleSeconds: 60), "a reader waits")
+        XCTAssertFalse(reading.readersGone(waiting: 0, idleSeconds: 0.5), "a reader read half a second ago")
+        XCTAssertTrue(reading.readersGone(waiting: 0, idleSeconds: SegmentedAttempt.readerIdleSeconds))
+        XCTAssertTrue(reading.readersGone(waiting: 0, idleSeconds: .infinity), "no reader ever read")
+        let download = SegmentedAttempt(total: 100 * mib, held: ByteRanges(), split: 4)
+        XCTAssertFalse(download.readersGone(waiting: 0, idleSeconds: .infinity), "a download is not the readers'")
+    }
+
     func test_R23_aSequentialReaderKeepsAWindowOpenAheadOfIt() {
         var attempt = SegmentedAttempt(total: 100 * mib, held: ByteRanges(), split: 1)
         _ = attempt.start()
@@ -588,7 +618,10 @@ final class SegmentedAttemptTests: XCTestCase {
                     if let keeping { links[keeping] = Link(request: .from(0), position: 0, stop: total) }
                     disk = ByteRanges()
                     carry(attempt.fellBack(keeping: keeping, total: keeping == nil ? nil : total))
-                } else if (7...8).contains(dice) {
+                } else if (188...189).contains(dice) {
+                    event = "a window yielded"
+                    if let actions = attempt.yieldWindow(waiting: []) { carry(actions) }
+                } else if (186...187).contains(dice) {
                     // A tick of the endgame: random speeds, a fast connection expected.
                     event = "endgame"
                     var speeds: [UInt64: Double] = [:]

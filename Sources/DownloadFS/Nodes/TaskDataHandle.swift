@@ -41,8 +41,10 @@ final class TaskDataHandle: FileReader, FileReleaser {
         var retired: [Int32] = []
     }
     private let descriptors = Mutex(Descriptors())
-    /// The generation of the bytes this handle served; nil before its first.
-    private let pinned = Mutex<UInt64?>(nil)
+    /// The generation of the bytes this handle served; `unpinned` before
+    /// its first. An atomic: every read looks at it.
+    private let pinned = Atomic<UInt64>(unpinned)
+    private static let unpinned = UInt64.max
 
     init(context: NodeContext, id: Int64, caching: FileCaching) {
         self.context = context
@@ -64,7 +66,10 @@ final class TaskDataHandle: FileReader, FileReleaser {
         let (generation, ranges) = entry.held
         // Another version than the one this handle served: EIO at once,
         // rather than after waiting for bytes it will refuse.
-        guard pinned.withLock({ $0 ?? generation }) == generation else { reply.error(.io); return }
+        guard [Self.unpinned, generation].contains(pinned.load(ordering: .relaxed)) else {
+            reply.error(.io)
+            return
+        }
         guard let total = record.total else {
             // Unknown total: the bytes from 0 without a hole, then end of file.
             let end = min(offset + Int64(size), ranges.prefixEnd)
@@ -124,11 +129,9 @@ final class TaskDataHandle: FileReader, FileReleaser {
     /// Whether bytes of `generation` may be served by this handle: it has
     /// served none yet (they pin it) or only bytes of that generation.
     private func pin(_ generation: UInt64) -> Bool {
-        pinned.withLock { pinned in
-            if let pinned { return pinned == generation }
-            pinned = generation
-            return true
-        }
+        let (pinnedNow, was) = pinned.compareExchange(expected: Self.unpinned, desired: generation,
+                                                      ordering: .relaxed)
+        return pinnedNow || was == generation
     }
 
     /// The handle's descriptor of the task's data file as of `generation`,
