@@ -48,7 +48,7 @@ let package = Package(
             "Catalog", "DownloadFSCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "CCurl", "DownloadFSCore"]),
         .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS", "TestSupport"]),
     ]
 )
