@@ -669,7 +669,11 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         case .stopTransfer:
             engine?.stop(id)
         case .deletePartial:
-            // Readers must not be served what was in it (R23).
+            // Readers must not be served what was in it, nor a handle that
+            // read it the next version (R23): the file's generation moves
+            // on, so a task with no live progress in this mount (a checksum
+            // mismatch at a re-verify after a remount) gets one.
+            if tasks[id] != nil, lives[id] == nil { lives[id] = LiveProgress() }
             lives[id]?.restart()
             unlink(state.partial(id))
         case .deleteFinished(let name):
