@@ -4,36 +4,33 @@ import DownloadFSCore
 import Engine
 import Foundation
 import Glibc
-import Synchronization
 
 /// The daemon's one owner of tasks: a serial loop on its own thread.
 ///
 /// FUSE threads, the engine and the workers only send it messages (`send`);
-/// each turn it takes every message that came, applies each through the pure
-/// `TaskMachine`, asks the `Scheduler` who runs, commits everything the turn
-/// changed to the catalog in one transaction (group commit), and only then
-/// shows the changes (`TaskTable`), carries out their effects (engine
-/// commands, deletions, waking `wait` readers, the hook) and answers the
-/// writers waiting for their `ctl` or `queue/new` write (R15). Nothing
-/// outside the loop changes a task, so nothing needs a lock across I/O.
+/// each turn it takes every message that came, hands each to the pure
+/// `TaskSet`, which decides everything, commits what the turn changed to the
+/// catalog in one transaction (group commit) — or, when that fails, has the
+/// set undo a turn of user requests — and only then has `TaskEffects` show
+/// and carry it out and answers the writers waiting (R15). Nothing outside
+/// the loop changes a task, so nothing needs a lock across I/O.
 ///
 /// A thread rather than an actor: a turn blocks on SQLite's commit, which
 /// must not hold one of the cooperative pool's two threads, and a thread's
 /// condition wakes within microseconds.
 final class TaskLoop: EngineDelegate, @unchecked Sendable {
+    typealias Answer = (Result<TaskSetReply, CatalogError>) -> Void
+
     let state: StateDirectory
     let catalog: Catalog
     let table = TaskTable()
     let log: EventLog
     let waits = WaitRegistry()
-    /// Called on the loop thread with a task as FUSE threads saw it before
-    /// and after each change they are shown (nil: not there); the
-    /// filesystem tells the kernel what that made stale (R7). Set once,
-    /// before the loop starts; it must not block (it only queues).
-    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?) -> Void)?
-    private var engine: Engine!
-    private let hooks: CompletionHook?
-    private let workers: TaskWorkers
+    /// Called with each turn's committed changes (R24); set once, before the
+    /// loop starts; it must not block.
+    var onChanges: (@Sendable ([TaskChange]) -> Void)?
+    private let configuration: DaemonConfiguration
+    private var effects: TaskEffects!
 
     private let inbox = Inbox<LoopMessage>()
     private let wakeUp = DispatchSemaphore(value: 0)
@@ -41,45 +38,34 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     // MARK: loop thread only
 
-    private var tasks = TaskIndex()
-    private var lives: [Int64: LiveProgress] = [:]
-    private var machine: TaskMachine
-    private var maxActive: Int
-    private var globalLimit: Int64
-    /// `split` for tasks without their own (R18, R31).
-    private var globalSplit: Int?
-    /// Tasks whose split changed this turn, for the engine (`applySplits`).
-    private var splitsChanged: Set<Int64> = []
-    private var nextID: Int64 = 1
-    private var nextPosition: Int64 = 1
-    private var nextSerial: UInt64 = 1
-    private var appliedLimits: [Int64: Int64] = [:]
-    /// Set when a turn changed what the limits depend on (which tasks
-    /// transfer, a task's or the global limit): most turns change neither.
-    private var limitsChanged = false
-    /// Replies held until a task's stop has settled (`pause` answers once
-    /// the task is `paused` with its final count).
-    private var heldReplies: [Int64: [@Sendable () -> Void]] = [:]
-    private var shuttingDown = false
-    private var lastTick = 0.0
-    /// Back-off jitter: seeded once, not a getrandom call per event.
-    private var random = SplitMix64(seed: UInt64.random(in: .min ... .max))
+    private var set: TaskSet
+    /// Writers waiting for their request's reply, by token.
+    private var answers: [UInt64: Answer] = [:]
+    private var nextToken: UInt64 = 1
+    /// Tokens of this turn's user requests (answered with the error if undone).
+    private var requestTokens: [UInt64] = []
     /// Tasks changed by reports whose batch could not be committed: saved
     /// with the next batch.
     private var unsaved: Set<Int64> = []
-    /// The lowest position in the waiting line: `top` goes below it (R30).
-    private var lowestPosition: Int64 = 0
 
     init(state: StateDirectory, catalog: Catalog, log: EventLog, configuration: DaemonConfiguration) {
         self.state = state
         self.catalog = catalog
         self.log = log
-        maxActive = configuration.maxActive
-        globalLimit = configuration.speedLimit
-        globalSplit = configuration.split
-        machine = TaskMachine(retry: RetryPolicy(maxTries: configuration.maxTries))
-        hooks = configuration.onComplete.map { CompletionHook(command: $0, log: log) }
-        workers = TaskWorkers(state: state)
+        self.configuration = configuration
+        set = TaskSet(machine: TaskMachine(retry: RetryPolicy(maxTries: configuration.maxTries)),
+                      maxActive: configuration.maxActive, globalLimit: configuration.speedLimit,
+                      globalSplit: configuration.split, seed: UInt64.random(in: .min ... .max),
+                      isFileNameOnDisk: { access(state.file($0), F_OK) == 0 })
+        effects = TaskEffects(state: state, table: table, waits: waits, log: log, onComplete: configuration.onComplete,
+                              report: { [unowned self] id, event in send(.event(id, event)) })
+    }
+
+    /// Told what FUSE threads saw of a task before and after each change
+    /// (R7); set once, before the loop starts.
+    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?) -> Void)? {
+        get { effects.onChange }
+        set { effects.onChange = newValue }
     }
 
     // MARK: - startup and shutdown
@@ -87,73 +73,29 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     /// Loads the catalog and reconciles it with the data on disk (R50, R51),
     /// before the mount is up; the loop is not running yet.
     func load() throws(DaemonError) {
-        for note in state.secure() { log.daemon(note, level: .warning) }
-        var batch = CatalogBatch()
-        let now = Date()
         do {
-            nextID = try catalog.highestTaskID() + 1
-            // Row by row: 100,000 tasks never sit in memory twice.
-            try catalog.forEachTask { [self] task in
-                nextPosition = max(nextPosition, task.position + 1)
-                lowestPosition = min(lowestPosition, task.position)
-                let step = (try? machine.apply(.reconcile(dataOnDisk(task)), to: task, now: now)) ?? TaskTransition(task: task)
-                tasks.put(step.task)
-                if step.task.differsInCatalog(from: task) { batch.updates.append(step.task) }
-                batch.events += step.log.map { EventRecord(taskID: task.taskID, at: now, message: $0) }
-            }
-            try catalog.commit(batch)
+            set = TaskSet(machine: set.machine, maxActive: set.maxActive, globalLimit: set.globalLimit,
+                          globalSplit: configuration.split, nextID: try catalog.highestTaskID() + 1,
+                          seed: UInt64.random(in: .min ... .max),
+                          isFileNameOnDisk: { [state] in access(state.file($0), F_OK) == 0 })
         } catch { throw DaemonError(error.message) }
-        do { try catalog.trimLogs() } catch { log.daemon(error.message, level: .warning) }
-        table.publishAll(tasks)
-        keepOrphanedPartials()
+        try StoredTasks(state: state, catalog: catalog, log: log).load(into: &set)
+        table.publishAll(set.tasks)
         // Loading decoded every row: give the garbage back before serving.
         clinux_malloc_trim()
     }
 
-    /// What is on disk for a stored task (R50, R51); only what reconciling it needs.
-    private func dataOnDisk(_ task: DownloadTask) -> DataOnDisk {
-        let partial = task.state == .completed ? nil : fileSize(state.partial(task.taskID))
-        let needsFinished = task.state == .completed || (partial == nil && task.downloaded > 0 && task.state.isRunning)
-        return DataOnDisk(partialSize: partial, finishedSize: needsFinished ? fileSize(state.file(task.name)) : nil)
-    }
-
-    private func fileSize(_ path: String) -> Int64? {
-        var st = stat()
-        return stat(path, &st) == 0 ? Int64(st.st_size) : nil
-    }
-
-    /// Partial data with no unfinished task behind it (the catalog was lost
-    /// or replaced) is moved to `STATE/orphaned/`, never deleted: losing the
-    /// catalog is the user's doing, deleting their data would be ours.
-    private func keepOrphanedPartials() {
-        let partials = (try? FileManager.default.contentsOfDirectory(atPath: state.partialDir)) ?? []
-        for name in partials {
-            if let task = tasks[Int64(name) ?? -1], task.state != .completed { continue }
-            mkdir(state.orphanedDir, 0o700)
-            var target = state.orphanedDir + "/" + name
-            var n = 1
-            while access(target, F_OK) == 0 {
-                target = state.orphanedDir + "/\(name).\(n)"
-                n += 1
-            }
-            if Glibc.rename(state.partialDir + "/" + name, target) == 0 {
-                log.daemon("partial data \(name) belongs to no task in the catalog; kept it as \(target) "
-                    + "(delete it when you do not need it)", level: .warning)
-            } else {
-                log.daemon("partial data \(name) belongs to no task in the catalog and could not be moved to "
-                    + "\(target): \(String(cString: strerror(errno)))", level: .warning)
-            }
-        }
-    }
-
-    func attach(_ engine: Engine) { self.engine = engine }
+    func attach(_ engine: Engine) { effects.engine = engine }
 
     /// Starts the loop thread; called once the mount is up and the engine runs.
     func begin() {
         log.deliver { [self] in wakeUp.signal() }
         let thread = Thread { [self] in
             clinux_name_thread("downloadfs-loop")
-            run()
+            while true {
+                _ = wakeUp.wait(timeout: .now() + 0.25)
+                if turn(inbox.takeAll()) { break }
+            }
             finished.signal()
         }
         thread.start()
@@ -243,489 +185,159 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     // MARK: - the loop
 
-    private func run() {
-        while true {
-            _ = wakeUp.wait(timeout: .now() + 0.25)
-            if turn(inbox.takeAll()) { return }
-        }
-    }
-
     /// One turn; true when the loop is to end (after a shutdown).
     private func turn(_ messages: [LoopMessage]) -> Bool {
-        var commands = LoopBatch()
-        var reports = LoopBatch()
+        var requests = TaskSetTurn()
+        var reports = TaskSetTurn()
         var shutdownReply: LoopReply<Void, Never>?
+        let (now, clock) = (Date(), MonotonicClock.now())
         for message in messages {
             switch message {
             case .event(let id, let event):
-                report(event, for: id, &reports)
-            case .add(let entries, let reply):
-                add(entries, reply, &commands)
-            case .control(let id, let command, let reply):
-                control(id, command, reply, &commands)
-            case .controlGlobal(let command, let reply):
-                controlGlobal(command, reply, &commands)
-            case .remove(let id, let reply):
-                if tasks[id] == nil { reply.answer(.success(())); continue }
-                apply(.remove, to: id, &commands)
-                commands.onCommit { reply.answer(.success(())) } failed: { reply.answer(.failure($0)) }
-            case .rename(let id, let name, let reply):
-                rename(id, to: name, reply, &commands)
+                set.handle(.report(id, event), now: now, monotonic: clock, into: &reports)
+                if case .finished = event, effects.readersWait(id) {
+                    set.handle(.attemptEndedWithReaders(id), now: now, monotonic: clock, into: &reports)
+                }
             case .read(let id, let range, let reader, let parked):
-                read(id, range, reader, parked, &reports)
+                if effects.park(set.tasks[id], range, reader, parked) {
+                    set.handle(.readerParked(id), now: now, monotonic: clock, into: &reports)
+                }
             case .shutdown(let reply):
                 shutdownReply = reply
+            default:
+                if let request = file(message) {
+                    var own = TaskSetTurn()
+                    set.handle(request, now: now, monotonic: clock, into: &own)
+                    // `mv`: the file is renamed before the change is committed.
+                    if let code = effects.rename(own.renames) {
+                        set.undo(own)
+                        for (token, _) in own.replies { answer(token, .success(.renameRefused(.io(code)))) }
+                    } else {
+                        requests.absorb(own)
+                    }
+                }
             }
         }
         // User requests first, in their own transaction: when it fails they
-        // are answered with the error and undone, as if never written.
-        commit(&commands, undoOnFailure: true)
-        let now = MonotonicClock.now()
-        if now - lastTick >= 0.25 {
-            lastTick = now
-            retryDue(&reports)
-        }
-        if !shuttingDown { schedule(&reports) }
-        reports.shownEvents += log.takePending()
-        commit(&reports, undoOnFailure: false)
-        applyLimits()
-        applySplits()
-        if let shutdownReply {
-            stopEverything()
-            shutdownReply.answer(.success(()))
-            return true
-        }
-        return false
+        // are undone and answered with the error, as if never written.
+        commit(&requests, undoable: true)
+        set.handle(.schedule, now: now, monotonic: clock, into: &reports)
+        commit(&reports, undoable: false)
+        guard let shutdownReply else { return false }
+        stopEverything()
+        shutdownReply.answer(.success(()))
+        return true
     }
 
-    /// A report about a transfer, a check or a move: applied; a report the
-    /// machine refuses is a bug somewhere, logged, never fatal.
-    private func report(_ event: TaskEvent, for id: Int64, _ batch: inout LoopBatch) {
-        var event = event
-        if case .responded(let serial, let response, let decision, nil) = event, let task = tasks[id],
-           task.serial == serial, task.options.out == nil {
-            // R17: the name the response suggests, made unique here, where names are known.
-            // A response that names nothing and was not redirected suggests
-            // the URL's name, which the task got when it was added: kept. So
-            // does one from a mirror (R19): the name is the first URL's.
-            if response.contentDisposition == nil
-                && (response.effectiveURL == task.url || task.mirrors.contains(response.effectiveURL)) {
-                apply(.responded(serial: serial, response: response, decision: decision, name: task.name),
-                      to: id, &batch)
-                return
+    /// The task set's request for a user's message, its reply filed by token.
+    private func file(_ message: LoopMessage) -> TaskSetRequest? {
+        let token = nextToken
+        nextToken += 1
+        requestTokens.append(token)
+        switch message {
+        case .add(let entries, let reply):
+            answers[token] = { result in
+                reply.answer(result.map { if case .ids(let ids) = $0 { ids } else { [] } })
             }
-            let desired = FileName.resolve(out: nil, contentDisposition: response.contentDisposition,
-                                           finalURL: response.effectiveURL)
-            let name = FileName.unique(desired) { $0 != task.name && self.isNameTaken($0) }
-            event = .responded(serial: serial, response: response, decision: decision, name: name)
-        }
-        apply(event, to: id, &batch)
-        if case .finished = event { fetchForWaitingReaders(id, &batch) }
-    }
-
-    /// Parks a reader in its task's live progress (made if the task has
-    /// none yet) and has the task fetch what it waits for (R23).
-    private func read(_ id: Int64, _ range: Range<Int64>?, _ reader: @escaping LiveProgress.Reader,
-                      _ parked: @Sendable (LiveProgress, UInt64) -> Void, _ batch: inout LoopBatch) {
-        guard let task = tasks[id] else { return reader(.failed) }
-        let live = lives[id] ?? LiveProgress(task.ranges)
-        if lives[id] == nil {
-            lives[id] = live
-            table.publish(task, live: live)
-        }
-        let token = live.wait(for: range, reader)
-        guard token != 0 else { return }
-        parked(live, token)
-        apply(.read(serial: takeSerial()), to: id, &batch)
-    }
-
-    /// After an attempt ended: readers still waiting get a reading attempt
-    /// (a task paused or sent back to the line), or EIO (failed).
-    private func fetchForWaitingReaders(_ id: Int64, _ batch: inout LoopBatch) {
-        guard !shuttingDown, let task = tasks[id], !task.transferring, task.reading == nil,
-              let live = lives[id], live.readersWaiting.load(ordering: .relaxed) > 0 else { return }
-        apply(.read(serial: takeSerial()), to: id, &batch)
-    }
-
-    private func takeSerial() -> UInt64 {
-        defer { nextSerial += 1 }
-        return nextSerial
-    }
-
-    /// Applies one event to one task: the machine decides, the batch records.
-    @discardableResult
-    private func apply(_ event: TaskEvent, to id: Int64, _ batch: inout LoopBatch) -> Bool {
-        do throws(TaskMachineError) {
-            try tryApply(event, to: id, &batch)
-            return true
-        } catch {
-            log.daemon("task \(id): \(error.message)", level: .error)
-            return false
-        }
-    }
-
-    private func tryApply(_ event: TaskEvent, to id: Int64, _ batch: inout LoopBatch) throws(TaskMachineError) {
-        guard let old = tasks[id] else { return }
-        let step = try machine.apply(event, to: old, now: Date(), jitter: Double.random(in: 0..<1, using: &random))
-        batch.remember(old)
-        if step.removed || old.transferring != step.task.transferring || old.speedLimit != step.task.speedLimit {
-            limitsChanged = true
-        }
-        if old.split != step.task.split { splitsChanged.insert(id) }
-        if step.removed {
-            tasks.remove(id)
-            batch.delete(id)
-        } else {
-            tasks.put(step.task)
-            if step.task.differsInCatalog(from: old) { batch.update(step.task) }
-        }
-        let at = Date()
-        batch.events += step.log.map { EventRecord(taskID: id, at: at, message: $0) }
-        batch.events += step.daemonLog.map { EventRecord(taskID: nil, at: at, message: $0) }
-        for effect in step.effects { batch.effects.append((id, effect, step.task)) }
-        if old.stopping != nil && step.task.stopping == nil, let held = heldReplies.removeValue(forKey: id) {
-            for answer in held { batch.onCommit(answer) }
-        }
-        if step.removed, let held = heldReplies.removeValue(forKey: id) {
-            for answer in held { batch.onCommit(answer) }
-        }
-    }
-
-    private func isNameTaken(_ name: String) -> Bool {
-        tasks.isNameTaken(name) || access(state.file(name), F_OK) == 0
-    }
-
-    // MARK: - user requests
-
-    private func add(_ entries: [InputEntry], _ reply: LoopReply<[Int64], CatalogError>, _ batch: inout LoopBatch) {
-        var ids: [Int64] = []
-        let now = Date()
-        for entry in entries {
-            let key = URLNormalizer.normalize(entry.url)
-            // R13, R19: any URL of the line that a task has answers that task, the line's earliest first.
-            let known = entry.mirrors.isEmpty ? tasks.id(forURL: key)
-                : tasks.id(forAnyOf: [key] + entry.mirrors.map(URLNormalizer.normalize))
-            if let id = known {
-                ids.append(id)
-                continue
+            return .add(entries, token: token)
+        case .control(let id, let command, let reply):
+            answers[token] = Self.controlAnswer(reply)
+            return .control(id, command, token: token)
+        case .controlGlobal(let command, let reply):
+            answers[token] = Self.controlAnswer(reply)
+            return .controlGlobal(command, token: token)
+        case .remove(let id, let reply):
+            answers[token] = { result in reply.answer(result.map { _ in () }) }
+            return .remove(id, token: token)
+        case .rename(let id, let name, let reply):
+            answers[token] = { result in
+                switch result {
+                case .success(.renameRefused(let error)): reply.answer(.failure(error))
+                case .success: reply.answer(.success(()))
+                case .failure: reply.answer(.failure(.io(EIO)))
+                }
             }
-            let desired = FileName.resolve(out: entry.options.out, contentDisposition: nil, finalURL: entry.url)
-            let name = FileName.unique(desired) { self.isNameTaken($0) }
-            var options = entry.options
-            if !entry.mirrors.isEmpty { options.mirrors = entry.mirrors }
-            var task = DownloadTask(url: entry.url, normalizedURL: key, options: options, name: name,
-                                    addedAt: now, position: nextPosition)
-            task.id = nextID
-            nextID += 1
-            nextPosition += 1
-            tasks.put(task)
-            batch.insert(task)
-            let shown = URLNormalizer.maskingPassword(task.url)
-            batch.events.append(EventRecord(taskID: task.taskID, at: now, message: "added: \(shown)"))
-            if !entry.mirrors.isEmpty {
-                batch.events.append(EventRecord(taskID: task.taskID, at: now, message: Self.mirrorsLine(entry.mirrors)))
-            }
-            batch.events.append(EventRecord(taskID: nil, at: now, message: "task \(task.taskID) added: \(shown)"))
-            ids.append(task.taskID)
-        }
-        batch.onCommit { reply.answer(.success(ids)) } failed: { reply.answer(.failure($0)) }
-    }
-
-    /// The task log's line naming a new task's mirrors (R19), passwords masked (R6).
-    static func mirrorsLine(_ mirrors: [String]) -> String {
-        let shown = mirrors.map(URLNormalizer.maskingPassword).joined(separator: " ")
-        return "mirrors: \(mirrors.count) other URL\(mirrors.count == 1 ? "" : "s"): \(shown)"
-    }
-
-    private func control(_ id: Int64, _ command: ControlCommand, _ reply: LoopReply<Void, ControlCommandError>,
-                         _ batch: inout LoopBatch) {
-        guard tasks[id] != nil else { return reply.answer(.failure(ControlCommandError("task \(id) does not exist"))) }
-        let event: TaskEvent
-        switch command {
-        case .pause: event = .pause(log: "paused")
-        case .resume: event = .resume(log: "resumed")
-        case .top:
-            lowestPosition = Scheduler.topPosition(below: lowestPosition)
-            event = .top(position: lowestPosition)
-        case .limit(let rate): event = .limit(bytesPerSecond: rate)
-        case .split(let n): event = .split(n)
-        case .start: return start(id, reply, &batch)
-        default: return reply.answer(.failure(ControlCommandError("that command belongs in the root ctl")))
-        }
-        do throws(TaskMachineError) {
-            try tryApply(event, to: id, &batch)
-        } catch {
-            return reply.answer(.failure(ControlCommandError(error.message)))
-        }
-        answer(reply, for: [id], &batch)
-    }
-
-    /// Answers once committed, or once every task in `ids` has settled its stop.
-    private func answer(_ reply: LoopReply<Void, ControlCommandError>, for ids: [Int64], _ batch: inout LoopBatch) {
-        let stopping = ids.filter { tasks[$0]?.stopping != nil }
-        let failed: @Sendable (CatalogError) -> Void = { reply.answer(.failure(ControlCommandError($0.message))) }
-        guard !stopping.isEmpty else {
-            return batch.onCommit({ reply.answer(.success(())) }, failed: failed)
-        }
-        // Held until each stop has settled; registered once committed, so an
-        // undone batch leaves nothing held.
-        let countdown = Countdown(stopping.count) { reply.answer(.success(())) }
-        batch.onCommit({ [self] in
-            for id in stopping { heldReplies[id, default: []].append { countdown.tick() } }
-        }, failed: failed)
-    }
-
-    /// `start` (R30): now, even if every slot is busy.
-    private func start(_ id: Int64, _ reply: LoopReply<Void, ControlCommandError>, _ batch: inout LoopBatch) {
-        guard let task = tasks[id] else { return }
-        switch task.state {
-        case .downloading, .verifying: return batch.onCommit({ reply.answer(.success(())) }, failed: { _ in })
-        case .completed: return reply.answer(.failure(ControlCommandError("task \(id) is already completed")))
-        default: break
-        }
-        let others = tasks.inFlight.filter { $0.taskID != id }.map(schedulable)
-        let plan = Scheduler.startNow(id, in: others + [schedulable(task)], maxActive: maxActive)
-        for other in plan.demote where other != id {
-            apply(.demote(log: "made room for task \(id) (start)"), to: other, &batch)
-        }
-        if task.state != .queued { apply(.requeue(log: "start requested"), to: id, &batch) }
-        beginTransfer(id, &batch)
-        answer(reply, for: [], &batch)
-    }
-
-    private func controlGlobal(_ command: ControlCommand, _ reply: LoopReply<Void, ControlCommandError>,
-                               _ batch: inout LoopBatch) {
-        var stopping: [Int64] = []
-        switch command {
-        case .maxActive(let n):
-            maxActive = n
-            batch.events.append(EventRecord(taskID: nil, at: Date(), message: "max-active set to \(n)"))
-        case .globalLimit(let rate):
-            globalLimit = rate
-            limitsChanged = true
-            let line = rate > 0 ? "global speed limit \(Units.speed(Double(rate)))" : "global speed limit removed"
-            batch.events.append(EventRecord(taskID: nil, at: Date(), message: line))
-        case .globalSplit(let n):
-            globalSplit = n
-            splitsChanged.formUnion(tasks.running)
-            batch.events.append(EventRecord(taskID: nil, at: Date(), message: "split set to \(n) connections per task"))
-        case .pauseAll:
-            // Every in-flight task but one being verified (its data is whole).
-            for task in tasks.inFlight where task.state != .verifying {
-                if task.state == .downloading && !task.transferring { continue }
-                apply(.pause(log: "paused (pause-all)"), to: task.taskID, &batch)
-                stopping.append(task.taskID)
-            }
-        case .resumeAll:
-            for task in tasks.tasks.values where task.state == .paused {
-                apply(.resume(log: "resumed (resume-all)"), to: task.taskID, &batch)
-            }
-        default:
-            return reply.answer(.failure(ControlCommandError("that command belongs in a task's ctl")))
-        }
-        answer(reply, for: stopping, &batch)
-    }
-
-    private func rename(_ id: Int64, to newName: String, _ reply: LoopReply<Void, RenameError>, _ batch: inout LoopBatch) {
-        guard let task = tasks[id], task.state == .completed else { return reply.answer(.failure(.missing)) }
-        if newName == task.name { return reply.answer(.success(())) }
-        guard FileName.sanitize(newName) == newName else { return reply.answer(.failure(.badName)) }
-        guard !isNameTaken(newName) else { return reply.answer(.failure(.exists)) }
-        let (from, to) = (state.file(task.name), state.file(newName))
-        guard Glibc.rename(from, to) == 0 else { return reply.answer(.failure(.io(errno))) }
-        apply(.renamed(to: newName), to: id, &batch)
-        batch.onCommit { reply.answer(.success(())) } failed: { _ in
-            _ = Glibc.rename(to, from)
-            reply.answer(.failure(.io(EIO)))
+            return .rename(id, to: name, token: token)
+        case .event, .read, .shutdown:
+            requestTokens.removeLast()
+            return nil
         }
     }
 
-    // MARK: - scheduling (R16, R31, R53)
-
-    private func schedulable(_ task: DownloadTask) -> SchedulableTask {
-        SchedulableTask(id: task.taskID, state: task.state, position: task.position, startedAt: task.startedAt)
-    }
-
-    /// Fills free slots and trims excess ones.
-    private func schedule(_ batch: inout LoopBatch) {
-        let running = tasks.runningLine
-        let free = maxActive - running.count
-        let candidates = free > 0 ? tasks.firstInLine(free) : []
-        let plan = Scheduler.plan(running + candidates, maxActive: maxActive)
-        for id in plan.demote { apply(.demote(log: "sent back to the waiting line (max-active)"), to: id, &batch) }
-        for id in plan.start { beginTransfer(id, &batch) }
-    }
-
-    private func beginTransfer(_ id: Int64, _ batch: inout LoopBatch) {
-        let serial = takeSerial()
-        if apply(.begin(serial: serial, at: MonotonicClock.now()), to: id, &batch) {
-            // A new transfer starts without a limit: `applyLimits` sends one only if it has one.
-            appliedLimits[id] = 0
-        }
-    }
-
-    /// Re-queues retrying tasks whose back-off is over.
-    private func retryDue(_ batch: inout LoopBatch) {
-        let now = Date()
-        for id in tasks.retrying {
-            if let at = tasks[id]?.retryAt, at <= now { apply(.backoffOver, to: id, &batch) }
-        }
-    }
-
-    /// Splits the global limit among running transfers (R31) and applies
-    /// per-task limits (R30), sending only what changed. Runs after the
-    /// turn's starts were sent, so a new transfer gets its limit before any
-    /// byte arrives (the engine handles commands in order).
-    private func applyLimits() {
-        guard let engine, limitsChanged else { return }
-        limitsChanged = false
-        let running = tasks.running.compactMap { tasks[$0] }.filter { $0.transferring }
-        for task in running {
-            let limit = SpeedLimit.effective(task: task.speedLimit, global: globalLimit, running: running.count)
-            if appliedLimits[task.taskID] != limit {
-                appliedLimits[task.taskID] = limit
-                engine.setSpeedLimit(task.taskID, bytesPerSecond: limit)
+    private static func controlAnswer(_ reply: LoopReply<Void, ControlCommandError>) -> Answer {
+        { result in
+            switch result {
+            case .success(.refused(let why)): reply.answer(.failure(ControlCommandError(why)))
+            case .success: reply.answer(.success(()))
+            case .failure(let error): reply.answer(.failure(ControlCommandError(error.message)))
             }
         }
     }
 
-    // MARK: - commit, show, carry out
+    private func answer(_ token: UInt64, _ result: Result<TaskSetReply, CatalogError>) {
+        answers.removeValue(forKey: token)?(result)
+    }
 
-    /// Commits the batch; then shows its tasks, carries out its effects and
-    /// answers its writers. On failure a batch of user requests is undone and
-    /// answered with the error; a batch of reports stays in memory (its tasks
-    /// are saved with the next batch that commits): a task the disk is too
+    /// Commits the turn; then shows its tasks, carries out its effects and
+    /// answers its writers. On failure a turn of user requests is undone and
+    /// answered with the error; a turn of reports stays in memory (its tasks
+    /// are saved with the next turn that commits): a task the disk is too
     /// full for is shown failed rather than stuck in `downloading` (R54),
     /// while its stored row stays at its last consistent state.
-    private func commit(_ batch: inout LoopBatch, undoOnFailure: Bool) {
-        if !undoOnFailure {
-            batch.update(ids: unsaved)
+    private func commit(_ turn: inout TaskSetTurn, undoable: Bool) {
+        defer { turn = TaskSetTurn() }
+        if !undoable {
+            turn.saveAgain(unsaved)
             unsaved = []
         }
-        var failure: CatalogError?
-        do { try catalog.commit(batch.catalog(from: tasks)) } catch {
-            failure = error
-            log.lost(batch.events.count + batch.shownEvents.count, error)
-        }
-        if let failure, undoOnFailure {
-            for (id, old) in batch.originals {
-                if let old { tasks.put(old) } else { tasks.remove(id); lives[id] = nil }
+        let shown = undoable ? [] : log.takePending()
+        let records = turn.log.map { EventRecord(taskID: $0.taskID, at: $0.at, message: $0.message) }
+        var batch = CatalogBatch()
+        batch.inserts = turn.inserted.compactMap { set.tasks[$0] }
+        batch.updates = turn.updated.compactMap { set.tasks[$0] }
+        batch.deletes = Array(turn.deleted)
+        batch.events = records + shown
+        if !batch.isEmpty {
+            do { try catalog.commit(batch) } catch {
+                log.lost(batch.events.count, error)
+                guard undoable else {
+                    unsaved = turn.updated.union(turn.inserted)
+                    return carryOut(turn, records)
+                }
+                set.undo(turn)
+                effects.renameBack(turn.renames)
+                for token in requestTokens { answer(token, .failure(error)) }
+                requestTokens = []
+                return
             }
-            for answer in batch.failed { answer(failure) }
-            batch = LoopBatch()
-            return
         }
-        if failure != nil { unsaved = batch.updated }
-        for event in batch.events { log.show(event) }
-        for id in batch.touched { publish(id) }
-        for (id, effect, task) in batch.effects { carryOut(effect, id: id, task: task) }
-        for answer in batch.committed { answer() }
-        batch = LoopBatch()
+        if undoable { requestTokens = [] }
+        carryOut(turn, records)
     }
 
-    /// How many connections `task` may use (R18): its own `split`, else the global one.
-    private func split(of task: DownloadTask) -> SplitPolicy {
-        SplitPolicy.choose(task: task.split, mount: globalSplit)
-    }
-
-    /// Tells the engine the split of running tasks whose split changed
-    /// (R30, R31); a task started later gets it with its request.
-    private func applySplits() {
-        guard let engine, !splitsChanged.isEmpty else { return }
-        for id in splitsChanged {
-            if let task = tasks[id], task.transferring { engine.setSplit(id, split(of: task)) }
-        }
-        splitsChanged.removeAll()
-    }
-
-    private func publish(_ id: Int64) {
-        let shown = onChange == nil ? nil : table.entry(id)?.record
-        if let task = tasks[id] {
-            // Only tasks that have transferred in this mount have live progress.
-            let live = lives[id]
-            if let live, !task.transferring, task.reading == nil { live.show(task.ranges) }
-            table.publish(task, live: live)
-        } else {
-            // Readers of a removed task's missing bytes: they will not come.
-            lives.removeValue(forKey: id)?.release(.failed)
-            appliedLimits[id] = nil
-            table.remove(id)
-        }
-        onChange?(shown, tasks[id])
-    }
-
-    private func carryOut(_ effect: TaskEffect, id: Int64, task: DownloadTask) {
-        switch effect {
-        case .startTransfer(let serial, let stored):
-            startAttempt(task, serial: serial, stored: stored, readsOnly: false)
-        case .startReading(let serial, let stored):
-            startAttempt(task, serial: serial, stored: stored, readsOnly: true)
-        case .fetchReads:
-            engine?.fetchReads(id)
-        case .failReads:
-            lives[id]?.release(.failed)
-        case .releaseReads:
-            lives[id]?.release(.ready)
-        case .stopTransfer:
-            engine?.stop(id)
-        case .deletePartial:
-            // Readers must not be served what was in it, nor a handle that
-            // read it the next version (R23): the file's generation moves
-            // on, so a task with no live progress in this mount (a checksum
-            // mismatch at a re-verify after a remount) gets one.
-            if tasks[id] != nil, lives[id] == nil { lives[id] = LiveProgress() }
-            lives[id]?.restart()
-            unlink(state.partial(id))
-        case .deleteFinished(let name):
-            unlink(state.file(name))
-        case .verify(let serial, let checksum):
-            workers.verify(id, checksum: checksum) { [self] result in
-                send(.event(id, .verified(serial: serial, result: result)))
-            }
-        case .finalize(let serial, let name):
-            workers.finalize(id, name: name, lastModified: task.lastModified,
-                             isTaken: { [table] in table.task(named: $0).map { $0.id != id } ?? false }) { [self] result in
-                send(.event(id, .finalized(serial: serial, result: result)))
-            }
-        case .wake(let text):
-            waits.wake(id, text)
-        case .runHook:
-            hooks?.run(id: id, name: task.name, path: state.file(task.name), url: task.url)
-        }
-    }
-
-    /// Starts an attempt of `task` in the engine; `readsOnly`: one that
-    /// fetches only what readers wait for (R23).
-    private func startAttempt(_ task: DownloadTask, serial: UInt64, stored: StoredProgress, readsOnly: Bool) {
-        let id = task.taskID
-        let live = lives[id] ?? LiveProgress(task.ranges)
-        lives[id] = live
-        table.publish(task, live: live)
-        // R19: the engine asks `url` first, so that is the first URL not
-        // dropped; with none left it gets the first one anyway, and fails it.
-        let urls = task.liveURLs
-        engine?.start(TransferRequest(id: id, url: urls.first ?? task.url, mirrors: Array(urls.dropFirst()),
-                                      headers: task.options.headers, ranges: task.ranges, known: stored,
-                                      split: split(of: task), partialPath: state.partial(id), readsOnly: readsOnly,
-                                      retry: machine.retry),
-                      serial: serial, live: live)
+    private func carryOut(_ turn: TaskSetTurn, _ records: [EventRecord]) {
+        for record in records { log.show(record) }
+        for id in turn.touched { effects.publish(id, set.tasks[id]) }
+        for (id, effect, task) in turn.effects { effects.carryOut(effect, id: id, task: task, in: set) }
+        effects.tellEngine(turn)
+        if !turn.changes.isEmpty { onChanges?(turn.changes) }
+        for (token, reply) in turn.replies { answer(token, .success(reply)) }
     }
 
     /// At shutdown: every transfer stopped and flushed, the workers done,
     /// their reports committed (R3, R50).
     private func stopEverything() {
-        shuttingDown = true
-        engine?.shutdown()
-        workers.drain()
+        let (now, clock) = (Date(), MonotonicClock.now())
+        var reports = TaskSetTurn()
+        set.handle(.shutdown, now: now, monotonic: clock, into: &reports)
+        effects.stopTransfers()
         let messages = inbox.takeAll()
-        var reports = LoopBatch()
-        for case .event(let id, let event) in messages { report(event, for: id, &reports) }
-        reports.shownEvents += log.takePending()
-        commit(&reports, undoOnFailure: false)
-        for held in heldReplies.values { held.forEach { $0() } }
-        heldReplies.removeAll()
-        // Readers waiting for bytes: none will come now.
-        for live in lives.values { live.release(.failed) }
+        for case .event(let id, let event) in messages {
+            set.handle(.report(id, event), now: now, monotonic: clock, into: &reports)
+        }
+        commit(&reports, undoable: false)
+        for token in set.heldTokens { answer(token, .success(.done)) }
+        effects.releaseReaders()
         for message in messages {
             switch message {
             case .add(_, let reply): reply.answer(.failure(CatalogError("downloadfs is unmounting")))

@@ -5,6 +5,10 @@ import Foundation
 /// newline of `echo` are ignored.
 public enum ControlCommand: Sendable, Equatable {
     case pause, resume, start, top
+    /// `move N` (R30): to place N of the waiting line, 0 its head.
+    case move(Int)
+    /// `forget` (R34): drop a completed task, keep its file.
+    case forget
     /// Per-task speed limit in bytes/s, 0 = none.
     case limit(Int64)
     /// Connections for this task (R18), within `TaskOptions.splitRange`.
@@ -15,6 +19,8 @@ public enum ControlCommand: Sendable, Equatable {
     /// Default connections for tasks without their own `split` (R18, R31).
     case globalSplit(Int)
     case pauseAll, resumeAll
+    /// `forget-completed` (R34): `forget` on every completed task.
+    case forgetCompleted
 
     /// Parses a task `ctl` write, or returns the sentence explaining the refusal.
     public static func parseTask(_ text: String) -> Result<ControlCommand, ControlCommandError> {
@@ -24,12 +30,19 @@ public enum ControlCommand: Sendable, Equatable {
         case "resume" where words.count == 1: return .success(.resume)
         case "start" where words.count == 1: return .success(.start)
         case "top" where words.count == 1: return .success(.top)
+        case "forget" where words.count == 1: return .success(.forget)
+        case "move" where words.count == 2:
+            guard let n = Int(words[1]), n >= 0 else {
+                return .failure(ControlCommandError(
+                    "bad place \"\(printable(words[1]))\" (use move N, N a whole number from 0, the head of the waiting line)"))
+            }
+            return .success(.move(n))
         case "limit" where words.count == 2:
             return rate(words[1]).map { .limit($0) }
         case "split" where words.count == 2:
             return connections(words[1]).map { .split($0) }
         default:
-            return .failure(refusal(text, words, forms: ["pause", "resume", "start", "top", "limit RATE", "split N"]))
+            return .failure(refusal(text, words, forms: ["pause", "resume", "start", "top", "move N", "limit RATE", "split N", "forget"]))
         }
     }
 
@@ -39,6 +52,7 @@ public enum ControlCommand: Sendable, Equatable {
         switch words.first {
         case "pause-all" where words.count == 1: return .success(.pauseAll)
         case "resume-all" where words.count == 1: return .success(.resumeAll)
+        case "forget-completed" where words.count == 1: return .success(.forgetCompleted)
         case "max-active" where words.count == 2:
             guard let n = Int(words[1]), n >= 1, n <= 1000 else {
                 return .failure(ControlCommandError("bad max-active \"\(words[1])\" (use a whole number from 1 to 1000)"))
@@ -49,7 +63,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "split" where words.count == 2:
             return connections(words[1]).map { .globalSplit($0) }
         default:
-            return .failure(refusal(text, words, forms: ["max-active N", "limit RATE", "split N", "pause-all", "resume-all"]))
+            return .failure(refusal(text, words, forms: ["max-active N", "limit RATE", "split N", "pause-all", "resume-all", "forget-completed"]))
         }
     }
 

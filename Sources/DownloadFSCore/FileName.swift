@@ -60,6 +60,27 @@ public enum FileName {
         }
     }
 
+    /// The first free of `name (n)`, `name (n+1)`, … and its n.
+    public static func firstFree(_ name: String, from n: Int, isTaken: (String) -> Bool) -> (String, Int) {
+        var n = max(1, n)
+        while true {
+            let candidate = withCollisionSuffix(name, n)
+            if !isTaken(candidate) { return (candidate, n) }
+            n += 1
+        }
+    }
+
+    /// The name `name` was made from by `withCollisionSuffix`, and its n;
+    /// nil when it has no ` (n)` (or was cut too short to tell).
+    public static func collisionBase(of name: String) -> (String, Int)? {
+        let (base, ext) = splitExtension(name)
+        guard base.hasSuffix(")"), let open = base.lastIndex(of: "("), open > base.startIndex,
+              base[base.index(before: open)] == " ",
+              let n = Int(base[base.index(after: open)..<base.index(before: base.endIndex)]), n > 0 else { return nil }
+        let wanted = String(base[..<base.index(before: open)]) + ext
+        return withCollisionSuffix(wanted, n) == name ? (wanted, n) : nil
+    }
+
     /// R17 order: `out=`; Content-Disposition (filename* first); last segment of the final URL; "download".
     ///
     /// A source that sanitises to nothing (e.g. `out=..`) is skipped.

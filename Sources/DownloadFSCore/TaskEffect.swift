@@ -25,6 +25,9 @@ public enum TaskEffect: Sendable, Equatable {
     /// Move the whole partial file to STATE/files/<name>, mtime and mode set,
     /// off the loop (R42, R43).
     case finalize(serial: UInt64, name: String)
+    /// A forgotten task's file stays (R34): its origin goes onto the file
+    /// itself (the extended attributes R41 names), as nothing else keeps it.
+    case keepFile(name: String)
     /// Answer `wait` readers with this text (R22).
     case wake(String)
     /// Run the on-complete hook (R33).

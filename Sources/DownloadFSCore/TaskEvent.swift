@@ -10,6 +10,9 @@ public enum TaskEvent: Sendable, Equatable {
     /// Back to the waiting line before a `start` (R30) or for any other reason.
     case requeue(log: String)
     case top(position: Int64)
+    /// `move N` (R30) at `position`; `log` nil for a task stepping back to
+    /// make room (its place relative to the others is unchanged).
+    case moved(position: Int64, log: String?)
     case limit(bytesPerSecond: Int64)
     /// `split N` (R18, R30): connections for this task from its next claim on.
     case split(Int)
@@ -17,6 +20,8 @@ public enum TaskEvent: Sendable, Equatable {
     case renamed(to: String)
     /// `rm -r queue/<id>`, `rm files/<name>`.
     case remove
+    /// `forget` (R34): a completed task goes, its file stays as a plain file.
+    case forget
 
     // MARK: scheduling and timers (R16, R53)
     /// A slot: start attempt `serial` now (`at`: monotonic seconds).

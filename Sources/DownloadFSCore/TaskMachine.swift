@@ -33,6 +33,19 @@ public struct TaskMachine: Sendable {
             // keeps it for when it (or a read, R23) next opens connections.
             step.task.split = connections
             step.log.append("split: \(connections) connection\(connections == 1 ? "" : "s")")
+        case .moved(let position, let line):
+            guard task.state == .queued || task.state == .paused else {
+                throw TaskMachineError("cannot move a \(task.state.rawValue) task (only a queued or paused one has a place in the line)")
+            }
+            step.task.position = position
+            if let line { step.log.append(line) }
+        case .forget:
+            guard task.state == .completed else {
+                throw TaskMachineError("cannot forget task \(task.taskID): it is \(task.state.rawValue), and only a completed task can be forgotten (rm -r removes any task with its data)")
+            }
+            step.removed = true
+            step.effects.append(.keepFile(name: task.name))
+            step.daemonLog.append("task \(task.taskID) forgotten; its file stays in files/ as \(task.name)")
         case .renamed(let name):
             guard task.state == .completed else { throw TaskMachineError("only a completed task's file can be renamed") }
             step.task.name = name

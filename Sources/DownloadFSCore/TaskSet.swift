@@ -1,0 +1,502 @@
+import Foundation
+
+/// The whole task set and every rule that spans tasks; pure.
+///
+/// The daemon's loop hands it requests and reports (`handle`), each with the
+/// time; it decides through the per-task `TaskMachine`, the `Scheduler` and
+/// `FileName`, and writes what it decided into a `TaskSetTurn`: rows and log
+/// lines to commit, then tasks to show, effects, replies, event lines (R24),
+/// limits and splits for the engine. The loop only commits the turn and
+/// carries it out — or, when the commit fails, gives it back to `undo`.
+///
+/// It owns: the tasks and their indexes (`TaskIndex`), the counters (ids,
+/// positions, serials), max-active, the global limit and split and how a
+/// limit is shared, the waiting line with `start`, `top` and `move`,
+/// `pause-all`/`resume-all`, names and their de-duplication (R17),
+/// `forget` (R34), and the replies held until a stop has settled.
+public struct TaskSet: Sendable {
+    /// The small state besides the tasks, saved whole before a turn so an
+    /// undone turn puts it back.
+    struct Books: Sendable {
+        var nextID: Int64 = 1
+        var nextPosition: Int64 = 1
+        var nextSerial: UInt64 = 1
+        /// The lowest position in use: `top` goes below it (R30).
+        var lowestPosition: Int64 = 0
+        var maxActive: Int
+        var globalLimit: Int64
+        /// `split` for tasks without their own (R18, R31).
+        var globalSplit: Int?
+        /// Replies held until a task's stop has settled, by task.
+        var held: [Int64: [UInt64]] = [:]
+        /// How many stops each held reply still waits for.
+        var stopsLeft: [UInt64: Int] = [:]
+        /// The limit the engine was last told for each running transfer.
+        var appliedLimits: [Int64: Int64] = [:]
+        /// Something the limits depend on changed (which tasks transfer,
+        /// a task's or the global limit): most turns change neither.
+        var limitsChanged = false
+        var splitsChanged: Set<Int64> = []
+        var shuttingDown = false
+        var lastRetryCheck = -Double.infinity
+        /// Back-off jitter.
+        var random: SplitMix64
+    }
+
+    public private(set) var tasks = TaskIndex()
+    public let machine: TaskMachine
+    private var books: Books
+    /// For each wanted name that was taken: the first ` (n)` that may be
+    /// free, so a list that repeats a name a thousand times does not probe
+    /// ` (1)`, ` (2)`, … from the start each time (R17).
+    private var nameHints: [String: Int] = [:]
+    /// Whether a file of that name exists in STATE/files (a forgotten
+    /// task's, R34): a fact about the disk the daemon answers.
+    private let isFileNameOnDisk: @Sendable (String) -> Bool
+
+    /// How often back-offs are checked (R53), in seconds.
+    static let retryCheckInterval = 0.25
+
+    public init(machine: TaskMachine, maxActive: Int, globalLimit: Int64, globalSplit: Int?, nextID: Int64 = 1,
+                seed: UInt64, isFileNameOnDisk: @escaping @Sendable (String) -> Bool = { _ in false }) {
+        self.machine = machine
+        books = Books(maxActive: maxActive, globalLimit: globalLimit, globalSplit: globalSplit,
+                      random: SplitMix64(seed: seed))
+        books.nextID = nextID
+        self.isFileNameOnDisk = isFileNameOnDisk
+    }
+
+    public var maxActive: Int { books.maxActive }
+    public var globalLimit: Int64 { books.globalLimit }
+
+    /// How many connections `task` may use (R18): its own `split`, else the global one.
+    public func split(of task: DownloadTask) -> SplitPolicy {
+        SplitPolicy.choose(task: task.split, mount: books.globalSplit)
+    }
+
+    // MARK: - loading (R50)
+
+    /// Takes in a stored task at mount, reconciled with what is on disk;
+    /// returns the step (its task to save if it differs from the stored one).
+    public mutating func load(_ stored: DownloadTask, disk: DataOnDisk, now: Date) -> TaskTransition {
+        books.nextID = max(books.nextID, stored.taskID + 1)
+        books.nextPosition = max(books.nextPosition, stored.position + 1)
+        books.lowestPosition = min(books.lowestPosition, stored.position)
+        let step = (try? machine.apply(.reconcile(disk), to: stored, now: now)) ?? TaskTransition(task: stored)
+        tasks.put(step.task)
+        return step
+    }
+
+    // MARK: - the entry point
+
+    /// Handles one request at `now` (`monotonic`: seconds of a clock that
+    /// never jumps), writing what it decided into `turn`.
+    public mutating func handle(_ request: TaskSetRequest, now: Date, monotonic: Double, into turn: inout TaskSetTurn) {
+        if turn.booksBefore == nil { turn.booksBefore = books }
+        switch request {
+        case .add(let entries, let token):
+            add(entries, token: token, now: now, &turn)
+        case .control(let id, let command, let token):
+            control(id, command, token: token, now: now, monotonic: monotonic, &turn)
+        case .controlGlobal(let command, let token):
+            controlGlobal(command, token: token, now: now, &turn)
+        case .remove(let id, let token):
+            if tasks[id] != nil { apply(.remove, to: id, now: now, &turn) }
+            turn.reply(token, .done)
+        case .rename(let id, let name, let token):
+            rename(id, to: name, token: token, now: now, &turn)
+        case .report(let id, let event):
+            report(event, for: id, now: now, &turn)
+        case .readerParked(let id):
+            apply(.read(serial: takeSerial()), to: id, now: now, &turn)
+        case .attemptEndedWithReaders(let id):
+            guard !books.shuttingDown, let task = tasks[id], !task.transferring, task.reading == nil else { return }
+            apply(.read(serial: takeSerial()), to: id, now: now, &turn)
+        case .schedule:
+            if monotonic - books.lastRetryCheck >= Self.retryCheckInterval {
+                books.lastRetryCheck = monotonic
+                retryDue(now: now, &turn)
+            }
+            if !books.shuttingDown { schedule(now: now, monotonic: monotonic, &turn) }
+            shareLimits(&turn)
+            sendSplits(&turn)
+        case .shutdown:
+            books.shuttingDown = true
+        }
+    }
+
+    /// Puts back everything `turn` changed (its commit failed): as if its
+    /// requests had never come.
+    public mutating func undo(_ turn: TaskSetTurn) {
+        for (id, old) in turn.originals {
+            if let old { tasks.put(old) } else { tasks.remove(id) }
+        }
+        if let before = turn.booksBefore { books = before }
+        for (key, old) in turn.hintsBefore { nameHints[key] = old }
+    }
+
+    /// Replies still held for stops (answered at unmount).
+    public var heldTokens: [UInt64] { Array(books.stopsLeft.keys) }
+
+    // MARK: - reports
+
+    private mutating func report(_ event: TaskEvent, for id: Int64, now: Date, _ turn: inout TaskSetTurn) {
+        var event = event
+        if case .responded(let serial, let response, let decision, nil) = event, let task = tasks[id],
+           task.serial == serial, task.options.out == nil {
+            // R17: the name the response suggests. One that names nothing and
+            // was not redirected suggests the URL's name, which the task got
+            // when it was added: kept. So does one from a mirror (R19).
+            let name: String
+            if response.contentDisposition == nil
+                && (response.effectiveURL == task.url || task.mirrors.contains(response.effectiveURL)) {
+                name = task.name
+            } else {
+                let wanted = FileName.resolve(out: nil, contentDisposition: response.contentDisposition,
+                                              finalURL: response.effectiveURL)
+                name = uniqueName(wanted, keeping: task.name, &turn)
+            }
+            event = .responded(serial: serial, response: response, decision: decision, name: name)
+        }
+        apply(event, to: id, now: now, &turn)
+    }
+
+    // MARK: - user requests
+
+    private mutating func add(_ entries: [InputEntry], token: UInt64, now: Date, _ turn: inout TaskSetTurn) {
+        var ids: [Int64] = []
+        ids.reserveCapacity(entries.count)
+        for entry in entries {
+            let key = URLNormalizer.normalize(entry.url)
+            // R13, R19: any URL of the line that a task has answers that task, the line's earliest first.
+            let known = entry.mirrors.isEmpty ? tasks.id(forURL: key)
+                : tasks.id(forAnyOf: [key] + entry.mirrors.map(URLNormalizer.normalize))
+            if let known {
+                ids.append(known)
+                continue
+            }
+            let wanted = FileName.resolve(out: entry.options.out, contentDisposition: nil, finalURL: entry.url)
+            var options = entry.options
+            if !entry.mirrors.isEmpty { options.mirrors = entry.mirrors }
+            var task = DownloadTask(url: entry.url, normalizedURL: key, options: options,
+                                    name: uniqueName(wanted, keeping: nil, &turn), addedAt: now,
+                                    position: books.nextPosition)
+            task.id = books.nextID
+            books.nextID += 1
+            books.nextPosition += 1
+            tasks.put(task)
+            turn.insert(task)
+            let id = task.taskID
+            let shown = URLNormalizer.maskingPassword(task.url)
+            turn.log.append(TaskLogLine(taskID: id, at: now, message: "added: \(shown)"))
+            if !entry.mirrors.isEmpty {
+                turn.log.append(TaskLogLine(taskID: id, at: now, message: Self.mirrorsLine(entry.mirrors)))
+            }
+            turn.log.append(TaskLogLine(taskID: nil, at: now, message: "task \(id) added: \(shown)"))
+            turn.changes.append(TaskChange(at: now, id: id, event: "added", name: task.name))
+            turn.changes.append(TaskChange(at: now, id: id, event: task.state.rawValue, name: task.name))
+            ids.append(id)
+        }
+        turn.reply(token, .ids(ids))
+    }
+
+    /// The task log's line naming a new task's mirrors (R19), passwords masked (R6).
+    public static func mirrorsLine(_ mirrors: [String]) -> String {
+        let shown = mirrors.map(URLNormalizer.maskingPassword).joined(separator: " ")
+        return "mirrors: \(mirrors.count) other URL\(mirrors.count == 1 ? "" : "s"): \(shown)"
+    }
+
+    private mutating func control(_ id: Int64, _ command: ControlCommand, token: UInt64, now: Date,
+                                  monotonic: Double, _ turn: inout TaskSetTurn) {
+        guard let task = tasks[id] else { return turn.reply(token, .refused("task \(id) does not exist")) }
+        let event: TaskEvent
+        switch command {
+        case .pause: event = .pause(log: "paused")
+        case .resume: event = .resume(log: "resumed")
+        case .top: event = .top(position: topPosition())
+        case .move(let place): return move(task, to: place, token: token, now: now, &turn)
+        case .limit(let rate): event = .limit(bytesPerSecond: rate)
+        case .split(let n): event = .split(n)
+        case .forget: event = .forget
+        case .start: return start(task, token: token, now: now, monotonic: monotonic, &turn)
+        default: return turn.reply(token, .refused("that command belongs in the root ctl"))
+        }
+        do throws(TaskMachineError) {
+            try tryApply(event, to: id, now: now, &turn)
+        } catch {
+            return turn.reply(token, .refused(error.message))
+        }
+        answer(token, once: [id], &turn)
+    }
+
+    /// A position before every other (`top`, R30).
+    private mutating func topPosition() -> Int64 {
+        books.lowestPosition = Scheduler.topPosition(below: books.lowestPosition)
+        return books.lowestPosition
+    }
+
+    /// `move N` (R30): a queued or paused task goes to place N of the
+    /// waiting line (the queued tasks in start order, itself left out);
+    /// 0 is the head, past the end is last. Positions are whole numbers, so
+    /// when the two neighbours leave no room between them the tasks before
+    /// the place step back one each, up to the first gap: at most N tasks.
+    private mutating func move(_ task: DownloadTask, to place: Int, token: UInt64, now: Date,
+                               _ turn: inout TaskSetTurn) {
+        guard task.state == .queued || task.state == .paused else {
+            return turn.reply(token, .refused(
+                "cannot move a \(task.state.rawValue) task (only a queued or paused one has a place in the line)"))
+        }
+        let id = task.taskID
+        let line = tasks.firstInLine(min(place, tasks.queued.count) + 2).filter { $0.id != id }
+        let log = "moved to place \(place) of the waiting line"
+        let position: Int64
+        if place == 0 {
+            position = topPosition()
+        } else if place >= line.count {
+            position = books.nextPosition
+            books.nextPosition += 1
+        } else {
+            let before = Array(line.prefix(place))
+            let after = line[place].position
+            if before[place - 1].position < after - 1 {
+                position = before[place - 1].position + (after - before[place - 1].position) / 2
+            } else {
+                position = after - 1
+                var free = after - 1
+                for other in before.reversed() where other.position >= free {
+                    free -= 1
+                    apply(.moved(position: free, log: nil), to: other.id, now: now, &turn)
+                }
+                books.lowestPosition = min(books.lowestPosition, free)
+            }
+        }
+        apply(.moved(position: position, log: log), to: id, now: now, &turn)
+        turn.reply(token, .done)
+    }
+
+    /// `start` (R30): now, even if every slot is busy.
+    private mutating func start(_ task: DownloadTask, token: UInt64, now: Date, monotonic: Double,
+                                _ turn: inout TaskSetTurn) {
+        let id = task.taskID
+        switch task.state {
+        case .downloading, .verifying: return turn.reply(token, .done)
+        case .completed: return turn.reply(token, .refused("task \(id) is already completed"))
+        default: break
+        }
+        let others = tasks.inFlight.filter { $0.taskID != id }.map(Self.schedulable)
+        let plan = Scheduler.startNow(id, in: others + [Self.schedulable(task)], maxActive: books.maxActive)
+        for other in plan.demote where other != id {
+            apply(.demote(log: "made room for task \(id) (start)"), to: other, now: now, &turn)
+        }
+        if task.state != .queued { apply(.requeue(log: "start requested"), to: id, now: now, &turn) }
+        begin(id, now: now, monotonic: monotonic, &turn)
+        turn.reply(token, .done)
+    }
+
+    private mutating func controlGlobal(_ command: ControlCommand, token: UInt64, now: Date, _ turn: inout TaskSetTurn) {
+        var stopping: [Int64] = []
+        func note(_ line: String) { turn.log.append(TaskLogLine(taskID: nil, at: now, message: line)) }
+        switch command {
+        case .maxActive(let n):
+            books.maxActive = n
+            note("max-active set to \(n)")
+        case .globalLimit(let rate):
+            books.globalLimit = rate
+            books.limitsChanged = true
+            note(rate > 0 ? "global speed limit \(Units.speed(Double(rate)))" : "global speed limit removed")
+        case .globalSplit(let n):
+            books.globalSplit = n
+            books.splitsChanged.formUnion(tasks.running)
+            note("split set to \(n) connections per task")
+        case .pauseAll:
+            // Every in-flight task but one being verified or moved into
+            // files/ (its data is whole).
+            for task in tasks.inFlight where task.state != .verifying {
+                if task.state == .downloading && !task.transferring { continue }
+                apply(.pause(log: "paused (pause-all)"), to: task.taskID, now: now, &turn)
+                stopping.append(task.taskID)
+            }
+        case .resumeAll:
+            for task in tasks.tasks.values where task.state == .paused {
+                apply(.resume(log: "resumed (resume-all)"), to: task.taskID, now: now, &turn)
+            }
+        case .forgetCompleted:
+            let completed = tasks.tasks.values.filter { $0.state == .completed }.map(\.taskID).sorted()
+            for id in completed { apply(.forget, to: id, now: now, &turn) }
+            note("forget-completed: \(completed.count) completed task\(completed.count == 1 ? "" : "s") forgotten")
+        default:
+            return turn.reply(token, .refused("that command belongs in a task's ctl"))
+        }
+        answer(token, once: stopping, &turn)
+    }
+
+    private mutating func rename(_ id: Int64, to name: String, token: UInt64, now: Date, _ turn: inout TaskSetTurn) {
+        guard let task = tasks[id], task.state == .completed else { return turn.reply(token, .renameRefused(.missing)) }
+        if name == task.name { return turn.reply(token, .done) }
+        guard FileName.sanitize(name) == name else { return turn.reply(token, .renameRefused(.badName)) }
+        guard !isNameTaken(name) else { return turn.reply(token, .renameRefused(.exists)) }
+        apply(.renamed(to: name), to: id, now: now, &turn)
+        turn.renames.append((task.name, name))
+        turn.reply(token, .done)
+    }
+
+    /// Replies once committed, or once every task in `ids` has settled its stop.
+    private mutating func answer(_ token: UInt64, once ids: [Int64], _ turn: inout TaskSetTurn) {
+        let stopping = ids.filter { tasks[$0]?.stopping != nil }
+        guard !stopping.isEmpty else { return turn.reply(token, .done) }
+        books.stopsLeft[token] = stopping.count
+        for id in stopping { books.held[id, default: []].append(token) }
+    }
+
+    /// Task `id`'s stop settled (or it is gone): replies waiting only on it are given.
+    private mutating func settled(_ id: Int64, _ turn: inout TaskSetTurn) {
+        guard let tokens = books.held.removeValue(forKey: id) else { return }
+        for token in tokens {
+            let left = (books.stopsLeft[token] ?? 1) - 1
+            books.stopsLeft[token] = left > 0 ? left : nil
+            if left <= 0 { turn.reply(token, .done) }
+        }
+    }
+
+    // MARK: - scheduling (R16, R31, R53)
+
+    static func schedulable(_ task: DownloadTask) -> SchedulableTask {
+        SchedulableTask(id: task.taskID, state: task.state, position: task.position, startedAt: task.startedAt)
+    }
+
+    /// Fills free slots and trims excess ones.
+    private mutating func schedule(now: Date, monotonic: Double, _ turn: inout TaskSetTurn) {
+        let running = tasks.runningLine
+        let free = books.maxActive - running.count
+        let candidates = free > 0 ? tasks.firstInLine(free) : []
+        let plan = Scheduler.plan(running + candidates, maxActive: books.maxActive)
+        for id in plan.demote {
+            apply(.demote(log: "sent back to the waiting line (max-active)"), to: id, now: now, &turn)
+        }
+        for id in plan.start { begin(id, now: now, monotonic: monotonic, &turn) }
+    }
+
+    private mutating func begin(_ id: Int64, now: Date, monotonic: Double, _ turn: inout TaskSetTurn) {
+        if apply(.begin(serial: takeSerial(), at: monotonic), to: id, now: now, &turn) {
+            // A new transfer starts without a limit: `shareLimits` sends one only if it has one.
+            books.appliedLimits[id] = 0
+        }
+    }
+
+    private mutating func retryDue(now: Date, _ turn: inout TaskSetTurn) {
+        for id in tasks.retrying {
+            if let at = tasks[id]?.retryAt, at <= now { apply(.backoffOver, to: id, now: now, &turn) }
+        }
+    }
+
+    /// Splits the global limit among running transfers (R31) and applies
+    /// per-task limits (R30): only what changed goes to the engine, after
+    /// the turn's starts (the engine takes commands in order, so a new
+    /// transfer has its limit before any byte arrives).
+    private mutating func shareLimits(_ turn: inout TaskSetTurn) {
+        guard books.limitsChanged else { return }
+        books.limitsChanged = false
+        let running = tasks.running.compactMap { tasks[$0] }.filter(\.transferring)
+        for task in running {
+            let limit = SpeedLimit.effective(task: task.speedLimit, global: books.globalLimit, running: running.count)
+            if books.appliedLimits[task.taskID] != limit {
+                books.appliedLimits[task.taskID] = limit
+                turn.speedLimits.append((task.taskID, limit))
+            }
+        }
+    }
+
+    /// The split of running tasks whose split changed (R30, R31); a task
+    /// started later gets it with its request.
+    private mutating func sendSplits(_ turn: inout TaskSetTurn) {
+        guard !books.splitsChanged.isEmpty else { return }
+        for id in books.splitsChanged.sorted() {
+            if let task = tasks[id], task.transferring { turn.splits.append((id, split(of: task))) }
+        }
+        books.splitsChanged.removeAll()
+    }
+
+    private mutating func takeSerial() -> UInt64 {
+        defer { books.nextSerial += 1 }
+        return books.nextSerial
+    }
+
+    // MARK: - one event, one task
+
+    /// Applies one event to one task; an event the machine refuses is a bug
+    /// somewhere: a daemon log line, never fatal.
+    @discardableResult
+    private mutating func apply(_ event: TaskEvent, to id: Int64, now: Date, _ turn: inout TaskSetTurn) -> Bool {
+        do throws(TaskMachineError) {
+            try tryApply(event, to: id, now: now, &turn)
+            return true
+        } catch {
+            turn.log.append(TaskLogLine(taskID: nil, at: now, message: "task \(id): \(error.message)"))
+            return false
+        }
+    }
+
+    private mutating func tryApply(_ event: TaskEvent, to id: Int64, now: Date,
+                                   _ turn: inout TaskSetTurn) throws(TaskMachineError) {
+        guard let old = tasks[id] else { return }
+        let step = try machine.apply(event, to: old, now: now, jitter: Double.random(in: 0..<1, using: &books.random))
+        let new = step.task
+        turn.remember(old)
+        if step.removed || old.transferring != new.transferring || old.speedLimit != new.speedLimit {
+            books.limitsChanged = true
+        }
+        if old.split != new.split { books.splitsChanged.insert(id) }
+        if step.removed {
+            tasks.remove(id)
+            turn.delete(id)
+            books.appliedLimits[id] = nil
+            books.splitsChanged.remove(id)
+            // A forgotten task's file keeps its name (R34).
+            if event != .forget { releaseName(old.name, &turn) }
+            turn.changes.append(TaskChange(at: now, id: id, event: event == .forget ? "forgotten" : "removed",
+                                           name: old.name))
+        } else {
+            tasks.put(new)
+            if new.differsInCatalog(from: old) { turn.update(id) }
+            if old.name != new.name { releaseName(old.name, &turn) }
+            if case .renamed = event { turn.changes.append(TaskChange(at: now, id: id, event: "renamed", name: new.name)) }
+            if old.state != new.state {
+                turn.changes.append(TaskChange(at: now, id: id, event: new.state.rawValue, name: new.name))
+            }
+        }
+        turn.log += step.log.map { TaskLogLine(taskID: id, at: now, message: $0) }
+        turn.log += step.daemonLog.map { TaskLogLine(taskID: nil, at: now, message: $0) }
+        for effect in step.effects { turn.effects.append((id, effect, new)) }
+        if step.removed || (old.stopping != nil && new.stopping == nil) { settled(id, &turn) }
+    }
+
+    // MARK: - names (R17)
+
+    /// A name is taken by a task (in any state) or by a file in STATE/files.
+    private func isNameTaken(_ name: String) -> Bool {
+        tasks.isNameTaken(name) || isFileNameOnDisk(name)
+    }
+
+    /// `wanted` if free, else its first free ` (n)` form; `keeping` is the
+    /// asking task's own name, free to it.
+    private mutating func uniqueName(_ wanted: String, keeping own: String?, _ turn: inout TaskSetTurn) -> String {
+        let (tasks, onDisk) = (tasks, isFileNameOnDisk)
+        let taken = { (name: String) in name != own && (tasks.isNameTaken(name) || onDisk(name)) }
+        guard taken(wanted) else { return wanted }
+        let first = nameHints[wanted] ?? 1
+        let (name, n) = FileName.firstFree(wanted, from: first, isTaken: taken)
+        setHint(wanted, n + 1, &turn)
+        return name
+    }
+
+    /// A name no task holds any more: its ` (n)` may be given again.
+    private mutating func releaseName(_ name: String, _ turn: inout TaskSetTurn) {
+        guard let (wanted, n) = FileName.collisionBase(of: name), let hint = nameHints[wanted], hint > n else { return }
+        setHint(wanted, n, &turn)
+    }
+
+    private mutating func setHint(_ wanted: String, _ n: Int, _ turn: inout TaskSetTurn) {
+        if turn.hintsBefore[wanted] == nil { turn.hintsBefore[wanted] = .some(nameHints[wanted]) }
+        nameHints[wanted] = n
+    }
+}
