@@ -13,13 +13,16 @@ public enum Scheduler {
             let waiting = tasks.filter { $0.state == .queued }.sorted(by: lineOrder)
             return SchedulePlan(start: waiting.prefix(limit - running).map(\.id))
         }
-        if running > limit {
-            let newestFirst = tasks.filter { $0.state == .downloading }.sorted { a, b in
+        // Tasks on their way out keep their slots until they are out, and
+        // already count as gone for the excess.
+        let staying = running - tasks.filter { $0.state.isRunning && $0.leaving }.count
+        if staying > limit {
+            let newestFirst = tasks.filter { $0.state == .downloading && !$0.leaving }.sorted { a, b in
                 let sa = a.startedAt ?? .infinity
                 let sb = b.startedAt ?? .infinity
                 return sa != sb ? sa > sb : a.id > b.id
             }
-            return SchedulePlan(demote: newestFirst.prefix(running - limit).map(\.id))
+            return SchedulePlan(demote: newestFirst.prefix(staying - limit).map(\.id))
         }
         return .nothing
     }
@@ -37,7 +40,7 @@ public enum Scheduler {
         if running < max(0, maxActive) {
             return SchedulePlan(start: [id])
         }
-        let earliest = tasks.filter { $0.state == .downloading }.min { a, b in
+        let earliest = tasks.filter { $0.state == .downloading && !$0.leaving }.min { a, b in
             let sa = a.startedAt ?? -.infinity
             let sb = b.startedAt ?? -.infinity
             return sa != sb ? sa < sb : a.id < b.id

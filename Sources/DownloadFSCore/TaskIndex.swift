@@ -59,7 +59,8 @@ public struct TaskIndex: Sendable {
             unindexNameAndURL(old)
             indexNameAndURL(task)
         }
-        if schedules && old.state != task.state || old.position != task.position || old.startedAt != task.startedAt {
+        if schedules && (old.state != task.state || old.position != task.position || old.startedAt != task.startedAt
+            || old.stopping != task.stopping || old.transferring != task.transferring) {
             unindexState(old)
             indexState(task, wasWaitingAt: old.state == .queued ? old.position : nil)
         }
@@ -114,7 +115,7 @@ public struct TaskIndex: Sendable {
         default: break
         }
         if task.state == .queued || task.state.isRunning {
-            line[id] = SchedulableTask(id: id, state: task.state, position: task.position, startedAt: task.startedAt)
+            line[id] = SchedulableTask(task)
         }
         if task.state == .queued && wasWaitingAt != task.position {
             waiting.push(.init(position: task.position, id: id))

@@ -361,7 +361,7 @@ public struct TaskSet: Sendable {
     // MARK: - scheduling (R16, R31, R53)
 
     static func schedulable(_ task: DownloadTask) -> SchedulableTask {
-        SchedulableTask(id: task.taskID, state: task.state, position: task.position, startedAt: task.startedAt)
+        SchedulableTask(task)
     }
 
     /// Fills free slots and trims excess ones.

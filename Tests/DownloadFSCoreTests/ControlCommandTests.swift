@@ -27,7 +27,7 @@ final class ControlCommandTests: XCTestCase {
 
     func test_R30_refusalSaysWhatIsAccepted() {
         guard case .failure(let error) = ControlCommand.parseTask("stop\n") else { return XCTFail() }
-        XCTAssertEqual(error.message, "unknown command \"stop\" (use pause, resume, start, top, limit RATE or split N)")
+        XCTAssertEqual(error.message, "unknown command \"stop\" (use pause, resume, start, top, move N, limit RATE, split N or forget)")
     }
 
     func test_R30_knownCommandWithWrongArgumentsIsToldItsForm() {
@@ -73,7 +73,7 @@ final class ControlCommandTests: XCTestCase {
     func test_R31_refusalSaysWhatIsAccepted() {
         guard case .failure(let error) = ControlCommand.parseGlobal("stop-all\n") else { return XCTFail() }
         XCTAssertEqual(error.message,
-                       "unknown command \"stop-all\" (use max-active N, limit RATE, split N, pause-all or resume-all)")
+                       "unknown command \"stop-all\" (use max-active N, limit RATE, split N, pause-all, resume-all or forget-completed)")
     }
 
     func test_R31_anythingElseIsRefused() {

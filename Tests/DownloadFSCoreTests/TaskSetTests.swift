@@ -1,0 +1,313 @@
+import Foundation
+import XCTest
+@testable import DownloadFSCore
+
+/// `TaskSet`: the rules across tasks, request by request, with the engine's
+/// and workers' reports played by hand.
+final class TaskSetTests: XCTestCase {
+    /// A task set with a clock and tokens, and what it decided.
+    struct Harness {
+        var set: TaskSet
+        var now = Date(timeIntervalSince1970: 1_800_000_000)
+        var clock = 100.0
+        var token: UInt64 = 0
+        var filesOnDisk: Set<String> = []
+
+        init(maxActive: Int = 2, globalLimit: Int64 = 0, onDisk: Set<String> = [], seed: UInt64 = 1) {
+            let disk = onDisk
+            set = TaskSet(machine: TaskMachine(retry: RetryPolicy(maxTries: 3)), maxActive: maxActive,
+                          globalLimit: globalLimit, globalSplit: nil, seed: seed, isFileNameOnDisk: { disk.contains($0) })
+        }
+
+        /// One request, then the scheduling pass, as one loop turn does.
+        @discardableResult
+        mutating func run(_ request: TaskSetRequest) -> TaskSetTurn {
+            var turn = TaskSetTurn()
+            set.handle(request, now: now, monotonic: clock, into: &turn)
+            set.handle(.schedule, now: now, monotonic: clock, into: &turn)
+            clock += 0.001
+            return turn
+        }
+
+        mutating func nextToken() -> UInt64 {
+            token += 1
+            return token
+        }
+
+        @discardableResult
+        mutating func add(_ urls: [String], out: String? = nil) -> [Int64] {
+            let entries = urls.enumerated().map { InputEntry(url: $1, options: TaskOptions(out: out), line: $0 + 1) }
+            let turn = run(.add(entries, token: nextToken()))
+            guard case .ids(let ids)? = turn.replies.first?.reply else { return [] }
+            return ids
+        }
+
+        @discardableResult
+        mutating func control(_ id: Int64, _ command: ControlCommand) -> TaskSetReply? {
+            run(.control(id, command, token: nextToken())).replies.last?.reply
+        }
+
+        @discardableResult
+        mutating func global(_ command: ControlCommand) -> TaskSetTurn {
+            run(.controlGlobal(command, token: nextToken()))
+        }
+
+        func state(_ id: Int64) -> TaskState? { self.set.tasks[id]?.state }
+
+        var downloading: [Int64] { self.set.tasks.tasks.values.filter { $0.state == .downloading }.map(\.taskID).sorted() }
+
+        /// Plays the engine and the worker until task `id` is completed.
+        mutating func complete(_ id: Int64, bytes: Int64 = 10) {
+            guard let serial = set.tasks[id]?.serial else { return }
+            run(.report(id, .finished(serial: serial, outcome: .completed(bytes: bytes, total: bytes))))
+            let name = set.tasks[id]!.name
+            run(.report(id, .finalized(serial: serial, result: .moved(name: name))))
+        }
+
+        /// Plays the engine settling a stop of task `id`.
+        mutating func stopped(_ id: Int64) -> TaskSetTurn {
+            let serial = set.tasks[id]!.serial
+            return run(.report(id, .finished(serial: serial, outcome: .stopped(ranges: ByteRanges()))))
+        }
+    }
+
+    private func urls(_ n: Int) -> [String] { (1...n).map { "http://h/f\($0).bin" } }
+
+    // MARK: adding and names (R13, R17)
+
+    func test_R13_addingAKnownURLAnswersItsTask() {
+        var h = Harness()
+        XCTAssertEqual(h.add(["http://h/a.iso", "http://h/b.iso"]), [1, 2])
+        XCTAssertEqual(h.add(["http://h/b.iso", "http://H/a.iso"]), [2, 1])
+        XCTAssertEqual(h.set.tasks.count, 2)
+    }
+
+    func test_R17_aRepeatedNameGetsTheNextFreeNumber() {
+        var h = Harness(onDisk: ["a (2).iso"])
+        let ids = h.add((1...5).map { "http://h\($0)/a.iso" })
+        XCTAssertEqual(ids.map { h.set.tasks[$0]!.name }, ["a.iso", "a (1).iso", "a (3).iso", "a (4).iso", "a (5).iso"])
+    }
+
+    func test_R17_aNameFreedByRemovingItsTaskIsGivenAgain() {
+        var h = Harness(maxActive: 0)
+        let ids = h.add((1...4).map { "http://h\($0)/a.iso" })
+        h.run(.remove(ids[1], token: h.nextToken()))
+        XCTAssertEqual(h.add(["http://h9/a.iso"]).map { h.set.tasks[$0]!.name }, ["a (1).iso"])
+        XCTAssertEqual(h.add(["http://h10/a.iso"]).map { h.set.tasks[$0]!.name }, ["a (4).iso"])
+    }
+
+    /// A thousand copies of each of ten names: each add probes a name or
+    /// two, not every ` (n)` from 1 (the million-task list).
+    func test_R17_repeatedNamesCostAProbeOrTwoEach() {
+        final class Counter: @unchecked Sendable { var probes = 0 }
+        let counter = Counter()
+        var set = TaskSet(machine: TaskMachine(retry: RetryPolicy(maxTries: 3)), maxActive: 0, globalLimit: 0,
+                          globalSplit: nil, seed: 1, isFileNameOnDisk: { _ in counter.probes += 1; return false })
+        var turn = TaskSetTurn()
+        let entries = (0..<10_000).map { InputEntry(url: "http://h/\($0)/image\($0 % 10).jpg", line: $0 + 1) }
+        set.handle(.add(entries, token: 1), now: Date(), monotonic: 0, into: &turn)
+        XCTAssertEqual(set.tasks.count, 10_000)
+        XCTAssertLessThan(counter.probes, 30_000)
+        XCTAssertTrue(set.tasks.isNameTaken("image3 (999).jpg"))
+    }
+
+    func test_R24_anAddedTaskSaysAddedThenQueued() {
+        var h = Harness(maxActive: 0)
+        var turn = TaskSetTurn()
+        h.set.handle(.add([InputEntry(url: "http://h/a b.iso", line: 1)], token: 1), now: h.now, monotonic: 0, into: &turn)
+        XCTAssertEqual(turn.changes.map(\.event), ["added", "queued"])
+        XCTAssertEqual(turn.changes.map(\.name), ["a b.iso", "a b.iso"])
+    }
+
+    // MARK: scheduling (R16, R30, R31)
+
+    func test_R16_atMostMaxActiveDownloadFirstInFirstOut() {
+        var h = Harness(maxActive: 2)
+        h.add(urls(5))
+        XCTAssertEqual(h.downloading, [1, 2])
+        h.complete(1)
+        XCTAssertEqual(h.downloading, [2, 3])
+        XCTAssertEqual(h.state(1), .completed)
+    }
+
+    func test_R30_topPutsATaskAtTheHeadOfTheLine() {
+        var h = Harness(maxActive: 1)
+        h.add(urls(4))
+        XCTAssertEqual(h.control(4, .top), .done)
+        h.complete(1)
+        XCTAssertEqual(h.downloading, [4])
+    }
+
+    func test_R30_moveNPlacesATaskAnywhereInTheLine() {
+        var h = Harness(maxActive: 0)
+        h.add(urls(6))
+        XCTAssertEqual(h.control(6, .move(2)), .done)
+        XCTAssertEqual(h.control(1, .move(100)), .done)
+        XCTAssertEqual(h.control(5, .move(0)), .done)
+        h.global(.maxActive(6))
+        let order = h.set.tasks.tasks.values.sorted { ($0.position, $0.taskID) < ($1.position, $1.taskID) }.map(\.taskID)
+        XCTAssertEqual(order, [5, 2, 6, 3, 4, 1])
+    }
+
+    func test_R30_moveRefusesATaskWithoutAPlaceInTheLine() {
+        var h = Harness(maxActive: 1)
+        h.add(urls(2))
+        guard case .refused(let why)? = h.control(1, .move(1)) else { return XCTFail("move of a downloading task") }
+        XCTAssertTrue(why.contains("downloading"), why)
+        XCTAssertEqual(h.control(9, .move(1)), .refused("task 9 does not exist"))
+    }
+
+    func test_R30_startPreemptsTheEarliestStarted() {
+        var h = Harness(maxActive: 2)
+        h.add(urls(3))
+        XCTAssertEqual(h.control(3, .start), .done)
+        XCTAssertEqual(h.state(3), .downloading)
+        XCTAssertEqual(h.state(1), .queued)
+        XCTAssertEqual(h.state(2), .downloading)
+    }
+
+    func test_R30_pauseIsAnsweredOnceTheStopHasSettled() {
+        var h = Harness(maxActive: 1)
+        h.add(urls(1))
+        let turn = h.run(.control(1, .pause, token: 77))
+        XCTAssertTrue(turn.replies.isEmpty)
+        XCTAssertEqual(h.set.heldTokens, [77])
+        let settled = h.stopped(1)
+        XCTAssertEqual(settled.replies.map(\.token), [77])
+        XCTAssertEqual(h.state(1), .paused)
+        XCTAssertEqual(settled.changes.map(\.event), ["paused"])
+    }
+
+    func test_R31_pauseAllAndResumeAll() {
+        var h = Harness(maxActive: 1)
+        h.add(urls(3))
+        let turn = h.global(.pauseAll)
+        XCTAssertEqual(Set([h.state(2), h.state(3)]), [.paused])
+        XCTAssertTrue(turn.replies.isEmpty, "held until task 1 has stopped")
+        XCTAssertEqual(h.stopped(1).replies.count, 1)
+        XCTAssertEqual(h.downloading, [])
+        h.global(.resumeAll)
+        XCTAssertEqual(h.downloading, [1])
+    }
+
+    func test_R31_loweringMaxActiveSendsTheNewestBack() {
+        var h = Harness(maxActive: 3)
+        h.add(urls(3))
+        h.global(.maxActive(1))
+        XCTAssertEqual(h.state(1), .downloading)
+        XCTAssertEqual(h.state(2), .queued)
+        XCTAssertEqual(h.state(3), .queued)
+    }
+
+    func test_R31_theGlobalLimitIsSharedAmongTransfers() {
+        var h = Harness(maxActive: 2, globalLimit: 1000)
+        h.add(urls(2))
+        let turn = h.global(.globalLimit(600))
+        XCTAssertEqual(turn.speedLimits.map(\.bytesPerSecond), [300, 300])
+        XCTAssertEqual(h.control(1, .limit(100)), .done)
+    }
+
+    // MARK: forget (R34)
+
+    func test_R34_forgetDropsACompletedTaskAndKeepsItsName() {
+        var h = Harness(maxActive: 1)
+        h.add(["http://h/a.iso"])
+        h.complete(1)
+        var turn = TaskSetTurn()
+        h.set.handle(.control(1, .forget, token: 5), now: h.now, monotonic: 0, into: &turn)
+        XCTAssertNil(h.set.tasks[1])
+        XCTAssertEqual(turn.deleted, [1])
+        XCTAssertEqual(turn.changes.map(\.event), ["forgotten"])
+        XCTAssertEqual(turn.effects.map(\.effect), [.keepFile(name: "a.iso")])
+        XCTAssertEqual(turn.replies.map(\.reply), [.done])
+        // Its URL makes a new task.
+        XCTAssertEqual(h.add(["http://h/a.iso"]), [2])
+    }
+
+    func test_R34_forgetRefusesATaskNotCompleted() {
+        var h = Harness(maxActive: 1)
+        h.add(urls(2))
+        guard case .refused(let why)? = h.control(2, .forget) else { return XCTFail("forget of a queued task") }
+        XCTAssertTrue(why.contains("only a completed task"), why)
+        XCTAssertNotNil(h.set.tasks[2])
+    }
+
+    func test_R34_forgetCompletedLeavesUnfinishedTasksAlone() {
+        var h = Harness(maxActive: 2)
+        h.add(urls(4))
+        h.complete(1)
+        h.complete(2)
+        let turn = h.global(.forgetCompleted)
+        XCTAssertEqual(turn.deleted, [1, 2])
+        XCTAssertEqual(h.set.tasks.count, 2)
+        XCTAssertEqual(h.downloading, [3, 4])
+    }
+
+    // MARK: undo
+
+    func test_undoPutsEverythingBack() {
+        var h = Harness(maxActive: 1)
+        h.add(urls(3))
+        let before = h.set.tasks.sortedIDs.map { h.set.tasks[$0]! }
+        var turn = TaskSetTurn()
+        h.set.handle(.add([InputEntry(url: "http://h/new.bin", line: 1)], token: 9), now: h.now, monotonic: 0, into: &turn)
+        h.set.handle(.control(3, .move(0), token: 10), now: h.now, monotonic: 0, into: &turn)
+        h.set.handle(.controlGlobal(.maxActive(5), token: 11), now: h.now, monotonic: 0, into: &turn)
+        h.set.undo(turn)
+        XCTAssertEqual(h.set.tasks.sortedIDs.map { h.set.tasks[$0]! }, before)
+        XCTAssertEqual(h.set.maxActive, 1)
+        // The undone task's id is given again: it was never committed.
+        XCTAssertEqual(h.add(["http://h/other.bin"]), [4])
+    }
+
+    // MARK: the model
+
+    /// Random requests and reports against the scheduling rules: never more
+    /// than max-active downloading, the first queued start first unless
+    /// moved, a paused task never starts by itself, every R31 command.
+    func test_randomRequestsKeepTheSchedulingRules() {
+        for seed in UInt64(1)...40 {
+            var random = SplitMix64(seed: seed)
+            var h = Harness(maxActive: 2, seed: seed)
+            var maxActive = 2
+            for _ in 0..<200 {
+                let ids = h.set.tasks.sortedIDs
+                let pick = ids.isEmpty ? 1 : ids[Int(random.next() % UInt64(ids.count))]
+                let pausedBefore = Set(ids.filter { h.state($0) == .paused })
+                let queuedBefore = ids.filter { h.state($0) == .queued }
+                    .sorted { (h.set.tasks[$0]!.position, $0) < (h.set.tasks[$1]!.position, $1) }
+                var userMoved = false
+                switch random.next() % 12 {
+                case 0, 1: h.add(["http://h/\(random.next() % 40).bin"])
+                case 2: h.control(pick, .pause); userMoved = true
+                case 3: h.control(pick, .resume); userMoved = true
+                case 4: h.control(pick, .start); userMoved = true
+                case 5: h.control(pick, .move(Int(random.next() % 5))); userMoved = true
+                case 6:
+                    maxActive = Int(random.next() % 4) + 1
+                    h.global(.maxActive(maxActive))
+                case 7: h.global(random.next() % 2 == 0 ? .pauseAll : .resumeAll); userMoved = true
+                case 8: h.global(.forgetCompleted)
+                case 9: if h.state(pick) == .downloading, h.set.tasks[pick]!.stopping == nil { h.complete(pick) }
+                case 10: if h.set.tasks[pick]?.stopping != nil { _ = h.stopped(pick) }
+                default: h.run(.remove(pick, token: h.nextToken()))
+                }
+                // A task on its way out (a stop not yet settled) still holds its slot.
+                let downloading = h.set.tasks.tasks.values.filter { $0.state.isRunning && !SchedulableTask($0).leaving }
+                let seedText = "seed \(seed): " + downloading.map { "\($0.taskID) \($0.state) stopping \(String(describing: $0.stopping)) transferring \($0.transferring)" }.joined(separator: "; ")
+                XCTAssertLessThanOrEqual(downloading.count, maxActive, seedText)
+                if !userMoved {
+                    for id in pausedBefore { XCTAssertNotEqual(h.state(id), .downloading, "paused \(id) started, \(seedText)") }
+                    // First in, first out: a task that started passed no one still waiting.
+                    let started = queuedBefore.filter { h.state($0) == .downloading }
+                    let stillWaiting = queuedBefore.filter { h.state($0) == .queued }
+                    if let lastStarted = started.last, let firstWaiting = stillWaiting.first {
+                        XCTAssertLessThan(queuedBefore.firstIndex(of: lastStarted)!, queuedBefore.firstIndex(of: firstWaiting)!,
+                                          seedText)
+                    }
+                }
+                if h.state(pick) == .completed || h.set.tasks[pick] == nil { continue }
+            }
+        }
+    }
+}
