@@ -25,8 +25,8 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     func announceChanges(through notifier: KernelNotifier) {
         context.attach(notifier)
         let listings = context.listings
-        context.loop.onChange = { old, new in
-            let change = TaskChangeNotices(old: old, new: new)
+        context.loop.onChange = { old, new, forgotten in
+            let change = TaskChangeNotices(old: old, new: new, forgotten: forgotten)
             listings.touch(queue: change.queueListingChanged, files: change.filesListingChanged)
             if !change.notices.isEmpty { notifier.post(change.notices) }
         }

@@ -20,8 +20,9 @@ final class TaskEffects {
     /// How worker results come back to the loop.
     private let report: @Sendable (Int64, TaskEvent) -> Void
     var engine: Engine?
-    /// Told what FUSE threads saw of a task before and after it is shown.
-    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?) -> Void)?
+    /// Told what FUSE threads saw of a task before and after it is shown,
+    /// and whether it went by `forget` (its file stays, R34).
+    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?, _ forgotten: Bool) -> Void)?
     /// Only tasks that have transferred or been read in this mount have one.
     private var lives: [Int64: LiveProgress] = [:]
 
@@ -68,7 +69,7 @@ final class TaskEffects {
     // MARK: showing
 
     /// Shows a committed task to FUSE threads (nil: it is gone).
-    func publish(_ id: Int64, _ task: DownloadTask?) {
+    func publish(_ id: Int64, _ task: DownloadTask?, forgotten: Bool) {
         let shown = onChange == nil ? nil : table.entry(id)?.record
         if let task {
             let live = lives[id]
@@ -79,7 +80,7 @@ final class TaskEffects {
             lives.removeValue(forKey: id)?.release(.failed)
             table.remove(id)
         }
-        onChange?(shown, task)
+        onChange?(shown, task, forgotten)
     }
 
     // MARK: files/ (R40)

@@ -63,7 +63,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     /// Told what FUSE threads saw of a task before and after each change
     /// (R7); set once, before the loop starts.
-    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?) -> Void)? {
+    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?, _ forgotten: Bool) -> Void)? {
         get { effects.onChange }
         set { effects.onChange = newValue }
     }
@@ -317,7 +317,8 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     private func carryOut(_ turn: TaskSetTurn, _ records: [EventRecord]) {
         for record in records { log.show(record) }
-        for id in turn.touched { effects.publish(id, set.tasks[id]) }
+        let forgotten = Set(turn.changes.filter { $0.event == "forgotten" }.map(\.id))
+        for id in turn.touched { effects.publish(id, set.tasks[id], forgotten: forgotten.contains(id)) }
         for (id, effect, task) in turn.effects { effects.carryOut(effect, id: id, task: task, in: set) }
         effects.tellEngine(turn)
         if !turn.changes.isEmpty { onChanges?(turn.changes) }

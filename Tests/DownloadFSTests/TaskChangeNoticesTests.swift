@@ -54,6 +54,16 @@ final class TaskChangeNoticesTests: XCTestCase {
         XCTAssertTrue(change.filesListingChanged)
     }
 
+    /// R34: a forgotten task's file stays in files/; the kernel only drops
+    /// the name's tie to the task's inode, and no watcher sees it go.
+    func test_R34_aForgottenTaskKeepsItsFilesEntry() {
+        let change = TaskChangeNotices(old: task(3, .completed, name: "a.iso"), new: nil, forgotten: true)
+        XCTAssertTrue(change.notices.contains(.entry(parent: files, name: "a.iso")))
+        XCTAssertFalse(change.notices.contains { if case .deleted(files, _, _) = $0 { true } else { false } })
+        XCTAssertTrue(change.queueListingChanged)
+        XCTAssertFalse(change.filesListingChanged)
+    }
+
     func test_R7_anUnfinishedRemovedTaskLeavesFilesAlone() {
         let change = TaskChangeNotices(old: task(4, .downloading), new: nil)
         XCTAssertFalse(change.notices.contains { if case .deleted(files, _, _) = $0 { true } else { false } })

@@ -8,7 +8,9 @@ import FuseKit
 /// so every change that makes one wrong is told here:
 /// - a task removed: each of its directory's names, then `queue/<id>`, and
 ///   its `files/` entry, are `deleted` (inotify watchers — file managers —
-///   see them go, which they would not from `rm files/x` or a cancel);
+///   see them go, which they would not from `rm files/x` or a cancel); a
+///   forgotten one (R34) keeps its `files/` entry, which only stops naming
+///   the task's inode (`entry`), so no watcher sees the file go;
 /// - its data file renamed (a name from the server, R17, or `mv` in
 ///   `files/`, R40): the old names are `deleted` (in `queue/<id>/` the
 ///   data file's name, `TaskDirectoryNames`);
@@ -24,7 +26,7 @@ struct TaskChangeNotices {
     private(set) var queueListingChanged = false
     private(set) var filesListingChanged = false
 
-    init(old: DownloadTask?, new: DownloadTask?) {
+    init(old: DownloadTask?, new: DownloadTask?, forgotten: Bool = false) {
         guard let id = (old ?? new)?.taskID else { return }
         let wasCompleted = old?.state == .completed
         let isCompleted = new?.state == .completed
@@ -42,9 +44,13 @@ struct TaskChangeNotices {
             notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode,
                                     name: TaskDirectoryNames.dataFile(ofTaskNamed: old.name)))
             notices.append(.deleted(parent: NodeID.queue.inode, child: taskDir, name: String(id)))
-            if wasCompleted { forgetFinished(id, old.name) }
+            if wasCompleted && forgotten {
+                notices.append(.entry(parent: NodeID.files.inode, name: old.name))
+            } else if wasCompleted {
+                forgetFinished(id, old.name)
+            }
             queueListingChanged = true
-            filesListingChanged = wasCompleted
+            filesListingChanged = wasCompleted && !forgotten
         case (.some(let old), .some(let new)):
             if old.name != new.name {
                 // `status` and `status (1)` are both `status (1)` in queue/<id>/.
