@@ -62,25 +62,23 @@ final class TaskEffects {
         if let live = lives[task.taskID] { return live }
         let live = LiveProgress(task.ranges)
         lives[task.taskID] = live
-        table.publish(task, live: live)
+        table.setLive(task.taskID, live)
         return live
     }
 
     // MARK: showing
 
-    /// Shows a committed task to FUSE threads (nil: it is gone).
-    func publish(_ id: Int64, _ task: DownloadTask?, forgotten: Bool) {
-        let shown = onChange == nil ? nil : table.entry(id)?.record
+    /// After the committed task set is published: what a task's change
+    /// means for its live progress, and for the kernel's caches (R7).
+    func shown(_ id: Int64, was old: DownloadTask?, is task: DownloadTask?, forgotten: Bool) {
         if let task {
-            let live = lives[id]
-            if let live, !task.transferring, task.reading == nil { live.show(task.ranges) }
-            table.publish(task, live: live)
-        } else {
+            if let live = lives[id], !task.transferring, task.reading == nil { live.show(task.ranges) }
+        } else if let live = lives.removeValue(forKey: id) {
             // Readers of a removed task's missing bytes: they will not come.
-            lives.removeValue(forKey: id)?.release(.failed)
-            table.remove(id)
+            live.release(.failed)
+            table.setLive(id, nil)
         }
-        onChange?(shown, task, forgotten)
+        onChange?(old, task, forgotten)
     }
 
     // MARK: files/ (R40)
@@ -122,7 +120,10 @@ final class TaskEffects {
             // read it the next version (R23): the file's generation moves
             // on, so a task with no live progress in this mount (a checksum
             // mismatch at a re-verify after a remount) gets one.
-            if set.tasks[id] != nil, lives[id] == nil { lives[id] = LiveProgress() }
+            if set.tasks[id] != nil, lives[id] == nil {
+                lives[id] = LiveProgress()
+                table.setLive(id, lives[id])
+            }
             lives[id]?.restart()
             unlink(state.partial(id))
         case .deleteFinished(let name):
@@ -150,9 +151,7 @@ final class TaskEffects {
     private func startAttempt(_ task: DownloadTask, serial: UInt64, stored: StoredProgress, readsOnly: Bool,
                               in set: TaskSet) {
         let id = task.taskID
-        let live = lives[id] ?? LiveProgress(task.ranges)
-        lives[id] = live
-        table.publish(task, live: live)
+        let live = progress(of: task)
         // R19: the engine asks `url` first, so that is the first URL not
         // dropped; with none left it gets the first one anyway, and fails it.
         let urls = task.liveURLs

@@ -80,7 +80,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
                           isFileNameOnDisk: { [state] in access(state.file($0), F_OK) == 0 })
         } catch { throw DaemonError(error.message) }
         try StoredTasks(state: state, catalog: catalog, log: log).load(into: &set)
-        table.publishAll(set.tasks)
+        table.publish(set.tasks.snapshot)
         // Loading decoded every row: give the garbage back before serving.
         clinux_malloc_trim()
     }
@@ -317,8 +317,11 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     private func carryOut(_ turn: TaskSetTurn, _ records: [EventRecord]) {
         for record in records { log.show(record) }
+        if !turn.touched.isEmpty { table.publish(set.tasks.snapshot) }
         let forgotten = Set(turn.changes.filter { $0.event == "forgotten" }.map(\.id))
-        for id in turn.touched { effects.publish(id, set.tasks[id], forgotten: forgotten.contains(id)) }
+        for (id, old) in turn.before {
+            effects.shown(id, was: old, is: set.tasks[id], forgotten: forgotten.contains(id))
+        }
         for (id, effect, task) in turn.effects { effects.carryOut(effect, id: id, task: task, in: set) }
         effects.tellEngine(turn)
         if !turn.changes.isEmpty { onChanges?(turn.changes) }

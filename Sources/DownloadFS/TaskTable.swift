@@ -2,82 +2,64 @@ import DownloadFSCore
 import Engine
 import Synchronization
 
-/// The tasks as FUSE threads see them: a copy of the loop's `TaskIndex`,
-/// published by the loop after each batch is committed (R15), read without
-/// touching SQLite (STYLE habit 6). Nothing is called out of the table while
-/// its lock is held.
+/// The tasks as FUSE threads see them: the loop's last published
+/// `TaskSnapshot` (R15), which shares every task with the loop's own index,
+/// and each task's `LiveProgress`. The lock is held only to take or replace
+/// the snapshot (two references); readers go through their copy without
+/// it, so a `status` of a million rows holds up neither the loop nor other
+/// readers. Nothing is called out of the table while its lock is held.
 final class TaskTable: Sendable {
     private struct State {
-        var index = TaskIndex().forLookups
+        var snapshot = TaskSnapshot()
         /// Bytes written and speed of each task, moved by the engine without locks.
         var lives: [Int64: LiveProgress] = [:]
-
-        func entry(_ task: DownloadTask?) -> TaskEntry? {
-            task.map { TaskEntry(record: $0, live: lives[$0.taskID]) }
-        }
     }
 
     private let state = Mutex(State())
 
+    /// The tasks as last published, and the live progress of those that have one.
+    var snapshot: (tasks: TaskSnapshot, lives: [Int64: LiveProgress]) {
+        state.withLock { ($0.snapshot, $0.lives) }
+    }
+
     func entry(_ id: Int64) -> TaskEntry? {
-        state.withLock { $0.entry($0.index[id]) }
+        let (task, live) = state.withLock { s in (s.snapshot[id], s.lives[id]) }
+        return task.map { TaskEntry(record: $0, live: live) }
     }
 
     /// `transform` of every task, oldest id first, nil results left out.
-    ///
-    /// A few thousand tasks per hold of the lock, transformed as they are
-    /// read: neither the loop's publishing nor other readers wait for the
-    /// whole table, and no array of every entry is built on the way (at
-    /// 100,000 tasks the status table's peak memory).
     func map<T>(_ transform: (TaskEntry) -> T?) -> [T] {
-        let ids = self.ids()
+        let (tasks, lives) = snapshot
         var out: [T] = []
-        out.reserveCapacity(ids.count)
-        var start = 0
-        while start < ids.count {
-            let chunk = ids[start..<min(start + 4096, ids.count)]
-            state.withLock { s in
-                for id in chunk {
-                    if let entry = s.entry(s.index[id]), let value = transform(entry) { out.append(value) }
-                }
-            }
-            start = chunk.endIndex
+        out.reserveCapacity(tasks.tasks.count)
+        tasks.tasks.forEach { id, task in
+            if let value = transform(TaskEntry(record: task, live: lives[id])) { out.append(value) }
         }
         return out
     }
 
     func ids() -> [Int64] {
-        state.withLock { $0.index.sortedIDs }
+        state.withLock { $0.snapshot }.tasks.keys
     }
 
+    /// The completed task whose file is called `name` (R40).
     func task(named name: String) -> TaskEntry? {
-        state.withLock { $0.entry($0.index.task(named: name)) }
+        let (tasks, lives) = snapshot
+        return tasks.completed(named: name).map { TaskEntry(record: $0, live: lives[$0.taskID]) }
     }
 
-    func isNameTaken(_ name: String) -> Bool {
-        state.withLock { $0.index.isNameTaken(name) }
+    /// Whether a task's whole file is being moved in as `name` (R43: not shown yet).
+    func isMovingIn(_ name: String) -> Bool {
+        state.withLock { $0.snapshot.movingIn[name] != nil }
     }
 
-    /// Shows a committed task (the loop only); `live` for one that has
-    /// transferred in this mount.
-    func publish(_ task: DownloadTask, live: LiveProgress?) {
-        state.withLock {
-            $0.index.put(task)
-            $0.lives[task.taskID] = live
-        }
+    /// Shows the committed task set (the loop only).
+    func publish(_ tasks: TaskSnapshot) {
+        state.withLock { $0.snapshot = tasks }
     }
 
-    /// Shows every task at once (the mount's load).
-    func publishAll(_ index: TaskIndex) {
-        let published = index.forLookups
-        state.withLock { $0.index = published }
-    }
-
-    /// Forgets a deleted task (the loop only).
-    func remove(_ id: Int64) {
-        state.withLock {
-            $0.index.remove(id)
-            $0.lives[id] = nil
-        }
+    /// Sets or drops the live progress of a task (the loop only).
+    func setLive(_ id: Int64, _ live: LiveProgress?) {
+        state.withLock { $0.lives[id] = live }
     }
 }

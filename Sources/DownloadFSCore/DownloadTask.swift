@@ -148,6 +148,10 @@ public struct DownloadTask: Sendable, Equatable {
     /// The id of a stored task (tasks are only handed out after insert).
     public var taskID: Int64 { id ?? 0 }
 
+    /// Its whole file is being moved into STATE/files (R43): `downloading`
+    /// with no transfer and no stop under way.
+    public var isMovingIntoFiles: Bool { state == .downloading && !transferring && stopping == nil && reading == nil }
+
     /// What a resumed request builds on (R52).
     public var stored: StoredProgress {
         StoredProgress(offset: downloaded, total: total, etag: etag, lastModified: lastModified)

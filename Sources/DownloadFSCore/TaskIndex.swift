@@ -2,12 +2,17 @@
 /// task: reserved names (R17, `files/`), the normalised URLs of tasks that are
 /// not failed — every URL of a task with mirrors (R13, R19) —, and the tasks in each scheduling state (R16).
 ///
-/// A plain value: the daemon's loop owns the true one, and the FUSE side's
-/// `TaskTable` keeps a published copy under a lock; both change only through
-/// `put` and `remove`, so the indexes always agree with the tasks.
+/// A plain value the daemon's loop owns; it changes only through `put` and
+/// `remove`, so the indexes always agree with the tasks. FUSE threads read
+/// its `snapshot`, which shares the tasks' storage (`ChunkedMap`): each task
+/// is in memory once.
 public struct TaskIndex: Sendable {
-    public private(set) var tasks: [Int64: DownloadTask] = [:]
+    private var store = ChunkedMap<Int64, DownloadTask>()
     private var names: [String: Int64] = [:]
+    /// The completed tasks' names: what `files/` looks up (R40).
+    private var completedNames = ChunkedMap<String, Int64>()
+    /// Tasks moving their whole file into STATE/files, by name.
+    private var movingIn: [String: Int64] = [:]
     /// Normalised URL → the oldest task not failed that has it.
     private var urls: [String: Int64] = [:]
     /// The others, rare: two tasks not failed share a URL when a failed one
@@ -26,26 +31,19 @@ public struct TaskIndex: Sendable {
     /// The queued ones in start order.
     private var waiting = WaitingLine()
 
-    /// False for a copy that only answers lookups by id and name (the one
-    /// FUSE threads read): it keeps no URL or scheduling indexes, which at
-    /// 100,000 tasks are a fifth of its size.
-    public private(set) var schedules = true
-
     public init() {}
 
-    /// This index without its URL and scheduling indexes (it shares the
-    /// tasks' storage until either copy changes).
-    public var forLookups: TaskIndex {
-        var copy = TaskIndex()
-        copy.schedules = false
-        copy.tasks = tasks
-        copy.names = names
-        return copy
+    /// What FUSE threads read: the tasks and the completed ones' names, sharing storage with this index.
+    public var snapshot: TaskSnapshot { TaskSnapshot(tasks: store, completedNames: completedNames, movingIn: movingIn) }
+
+    public subscript(id: Int64) -> DownloadTask? { store[id] }
+
+    public var count: Int { store.count }
+
+    /// Every task, lowest id first.
+    public func forEach(_ body: (DownloadTask) throws -> Void) rethrows {
+        try store.forEach { _, task in try body(task) }
     }
-
-    public subscript(id: Int64) -> DownloadTask? { tasks[id] }
-
-    public var count: Int { tasks.count }
 
     /// Adds or replaces a task, keeping every index in step. Most puts
     /// change a count or a state, not the name or URL: only the indexes whose
@@ -53,13 +51,17 @@ public struct TaskIndex: Sendable {
     /// published copy).
     public mutating func put(_ task: DownloadTask) {
         let id = task.taskID
-        guard let old = tasks.updateValue(task, forKey: id) else { return index(task) }
+        guard let old = store.updateValue(task, forKey: id) else { return index(task) }
+        if old.isMovingIntoFiles || task.isMovingIntoFiles {
+            if old.isMovingIntoFiles { movingIn[old.name] = nil }
+            if task.isMovingIntoFiles { movingIn[task.name] = id }
+        }
         if old.name != task.name || old.normalizedURL != task.normalizedURL || (old.origin !== task.origin && old.options.mirrors != task.options.mirrors)
-            || (old.state == .failed) != (task.state == .failed) {
+            || (old.state == .failed) != (task.state == .failed) || (old.state == .completed) != (task.state == .completed) {
             unindexNameAndURL(old)
             indexNameAndURL(task)
         }
-        if schedules && (old.state != task.state || old.position != task.position || old.startedAt != task.startedAt
+        if (old.state != task.state || old.position != task.position || old.startedAt != task.startedAt
             || old.stopping != task.stopping || old.transferring != task.transferring) {
             unindexState(old)
             indexState(task, wasWaitingAt: old.state == .queued ? old.position : nil)
@@ -67,20 +69,22 @@ public struct TaskIndex: Sendable {
     }
 
     public mutating func remove(_ id: Int64) {
-        guard let old = tasks.removeValue(forKey: id) else { return }
+        guard let old = store.removeValue(forKey: id) else { return }
+        if old.isMovingIntoFiles { movingIn[old.name] = nil }
         unindexNameAndURL(old)
-        if schedules { unindexState(old) }
+        unindexState(old)
     }
 
     private mutating func index(_ task: DownloadTask) {
         indexNameAndURL(task)
-        if schedules { indexState(task, wasWaitingAt: nil) }
+        indexState(task, wasWaitingAt: nil)
     }
 
     private mutating func indexNameAndURL(_ task: DownloadTask) {
         let id = task.taskID
         names[task.name] = id
-        guard schedules, task.state != .failed else { return }
+        if task.state == .completed { completedNames.updateValue(id, forKey: task.name) }
+        guard task.state != .failed else { return }
         for key in task.normalizedURLs {
             if let other = urls[key], other != id {
                 sharedURLs[key, default: []].formUnion([other, id])
@@ -94,7 +98,7 @@ public struct TaskIndex: Sendable {
     private mutating func unindexNameAndURL(_ old: DownloadTask) {
         let id = old.taskID
         if names[old.name] == id { names[old.name] = nil }
-        guard schedules else { return }
+        if old.state == .completed, completedNames[old.name] == id { completedNames.removeValue(forKey: old.name) }
         for key in old.normalizedURLs {
             if var shared = sharedURLs[key] {
                 shared.remove(id)
@@ -148,7 +152,7 @@ public struct TaskIndex: Sendable {
     public var runningLine: [SchedulableTask] { running.compactMap { line[$0] } }
 
     public func task(named name: String) -> DownloadTask? {
-        names[name].flatMap { tasks[$0] }
+        names[name].flatMap { store[$0] }
     }
 
     public func isNameTaken(_ name: String) -> Bool { names[name] != nil }
@@ -169,9 +173,9 @@ public struct TaskIndex: Sendable {
 
     /// Queued, running and retrying tasks: what scheduling and limits look at.
     public var inFlight: [DownloadTask] {
-        (queued.union(running).union(retrying)).compactMap { tasks[$0] }
+        (queued.union(running).union(retrying)).compactMap { store[$0] }
     }
 
     /// Every id, lowest first.
-    public var sortedIDs: [Int64] { tasks.keys.sorted() }
+    public var sortedIDs: [Int64] { store.keys }
 }

@@ -317,11 +317,12 @@ public struct TaskSet: Sendable {
                 stopping.append(task.taskID)
             }
         case .resumeAll:
-            for task in tasks.tasks.values where task.state == .paused {
-                apply(.resume(log: "resumed (resume-all)"), to: task.taskID, now: now, &turn)
-            }
+            var paused: [Int64] = []
+            tasks.forEach { if $0.state == .paused { paused.append($0.taskID) } }
+            for id in paused { apply(.resume(log: "resumed (resume-all)"), to: id, now: now, &turn) }
         case .forgetCompleted:
-            let completed = tasks.tasks.values.filter { $0.state == .completed }.map(\.taskID).sorted()
+            var completed: [Int64] = []
+            tasks.forEach { if $0.state == .completed { completed.append($0.taskID) } }
             for id in completed { apply(.forget, to: id, now: now, &turn) }
             note("forget-completed: \(completed.count) completed task\(completed.count == 1 ? "" : "s") forgotten")
         default:

@@ -42,6 +42,9 @@ public struct TaskSetTurn: Sendable {
     /// The tasks this turn changed, added or removed: what to show.
     public var touched: Dictionary<Int64, DownloadTask?>.Keys { originals.keys }
 
+    /// Each of them as it was before the turn (nil: new).
+    public var before: [Int64: DownloadTask?] { originals }
+
     /// Nothing to commit, show or carry out.
     public var isEmpty: Bool {
         originals.isEmpty && log.isEmpty && effects.isEmpty && replies.isEmpty && speedLimits.isEmpty && splits.isEmpty

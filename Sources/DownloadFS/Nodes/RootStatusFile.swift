@@ -4,22 +4,29 @@ import Foundation
 import FuseKit
 import Glibc
 
-/// `MOUNT/status`: every task as a table (R21), rendered at every open.
+/// `MOUNT/status`: every task as a table (R21), streamed from a snapshot
+/// taken at open.
 struct RootStatusFile: OpenableNode {
     let context: NodeContext
     var inode: UInt64 { NodeID.rootStatus.inode }
     var permissions: mode_t { 0o444 }
+    /// Up to this many tasks `stat` gives the table's exact size, which
+    /// takes rendering it; past it, 0, as /proc files do: the file is read
+    /// to its end (direct I/O), and a `stat` must not cost a whole render.
+    static let sizedUpTo = 2_000
 
     func attributes() throws(Errno) -> FileAttributes {
-        context.attributes(inode, .regular, permissions, size: Int64(render().count), attributeTimeout: KernelCacheTime.live)
+        let (tasks, lives) = context.table.snapshot
+        var size: Int64 = 0
+        if tasks.tasks.count <= Self.sizedUpTo {
+            let handle = RootStatusHandle(tasks, lives)
+            size = handle.renderedSize()
+        }
+        return context.attributes(inode, .regular, permissions, size: size, attributeTimeout: KernelCacheTime.live)
     }
 
     func open() throws(Errno) -> any OpenFile {
-        SnapshotHandle(render())
-    }
-
-    private func render() -> [UInt8] {
-        let now = MonotonicClock.now()
-        return Array(StatusTable.render(context.table.map { TaskStatusView($0, now: now) }, now: Date()).utf8)
+        let (tasks, lives) = context.table.snapshot
+        return RootStatusHandle(tasks, lives)
     }
 }
