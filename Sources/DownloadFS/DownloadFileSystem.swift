@@ -113,7 +113,7 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     /// Registers a handle and says how the kernel may treat it.
     private func opened(_ file: any OpenFile) -> OpenedFile {
         OpenedFile(handle: handles.register(file), directIO: file.caching == .none, keepCache: file.caching == .keep,
-                   noFlush: !(file is any FileFlusher), backing: file.backing)
+                   noFlush: !(file is any FileFlusher), backing: file.backing, stream: file.isStream)
     }
 
     func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply) {
@@ -162,6 +162,13 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     func rename(parent: UInt64, name: String, newParent: UInt64, newName: String, flags: UInt32) throws(Errno) {
         guard let renaming = try directory(parent) as? any RenamingDirectory else { throw .notPermitted }
         try renaming.rename(name, to: newName, in: try directory(newParent))
+    }
+
+    /// Only a `FilePoller` handle (`events`) ever waits; every other file
+    /// is always ready, as it was when the kernel answered for us.
+    func poll(_ inode: UInt64, handle: UInt64, waiter: PollWaiter?) throws(Errno) -> FileReadiness {
+        guard let poller = try file(handle) as? any FilePoller else { return .always }
+        return poller.poll(waiter)
     }
 
     func extendedAttribute(_ inode: UInt64, name: String) throws(Errno) -> [UInt8] {
