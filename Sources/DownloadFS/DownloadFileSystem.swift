@@ -15,8 +15,9 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     private let context: NodeContext
     private let handles = HandleTable()
 
-    init(controller: TaskLoop) {
-        context = NodeContext(loop: controller)
+    /// `events` is the feed `MOUNT/events` reads; the loop publishes to it.
+    init(controller: TaskLoop, events: EventFeed) {
+        context = NodeContext(loop: controller, events: events)
     }
 
     /// From here on, every committed task change and every drop-in file
@@ -46,6 +47,7 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         case .rootCtl: return RootControlFile(context: context)
         case .rootLog: return RootLogFile(context: context)
         case .queueNew: return QueueNewFile(context: context)
+        case .events: return EventsFile(context: context)
         case .dropIn(let number): return DropInFile(context: context, number: number)
         case .taskDir(let task): return TaskDirectory(context: context, id: task)
         case .taskStatus(let task): return TaskStatusFile(context: context, id: task)
