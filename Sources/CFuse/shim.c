@@ -204,6 +204,9 @@ void cfuse_worker_enter(void) {
 #define CFUSE_INIT_EXT (1u << 30)
 #define CFUSE_PASSTHROUGH_FLAGS2 (1u << 5)   /* FUSE_PASSTHROUGH, 1ULL << 37 */
 #define CFUSE_FOPEN_PASSTHROUGH (1u << 7)
+/* A stream (Linux 5.2+): no position at all, reads of one open file may
+   run at once (stream_open: no f_pos lock, no lseek, pread or pwrite). */
+#define CFUSE_FOPEN_STREAM (1u << 4)
 /* What the kernel accepts beside it (FOPEN_PASSTHROUGH_MASK): DIRECT_IO,
    NOFLUSH, PARALLEL_DIRECT_WRITES. KEEP_CACHE would make it refuse the
    open (EIO); the backing file's own page cache is what is kept. */
@@ -230,6 +233,9 @@ static _Atomic uint64_t cfuse_init_unique = 0;
 static _Atomic int cfuse_asked_passthrough = 0;
 /* The backing id for the open reply this thread is sending (0: none). */
 static __thread int32_t cfuse_reply_backing = 0;
+/* Open flags libfuse 3.14 cannot set, for the open reply this thread is
+   sending (0: none). */
+static __thread uint32_t cfuse_reply_open_flags = 0;
 
 static ssize_t cfuse_io_read(int fd, void *buf, size_t len, void *userdata) {
     (void)userdata;
@@ -253,6 +259,10 @@ static ssize_t cfuse_io_writev(int fd, struct iovec *iov, int count, void *userd
             struct cfuse_open_out *open = iov[1].iov_base;
             open->open_flags = (open->open_flags | CFUSE_FOPEN_PASSTHROUGH) & CFUSE_FOPEN_PASSTHROUGH_MASK;
             open->backing_id = cfuse_reply_backing;
+        } else if (out->error == 0 && cfuse_reply_open_flags != 0
+                   && iov[1].iov_len == sizeof(struct cfuse_open_out)) {
+            struct cfuse_open_out *open = iov[1].iov_base;
+            open->open_flags |= cfuse_reply_open_flags;
         } else if (init != 0 && out->unique == init && out->error == 0
                    && iov[1].iov_len == sizeof(struct cfuse_init_out)) {
             struct cfuse_init_out *reply = iov[1].iov_base;
@@ -297,3 +307,17 @@ int cfuse_reply_open_backing(fuse_req_t req, const struct fuse_file_info *fi, in
     cfuse_reply_backing = 0;
     return rc;
 }
+
+int cfuse_reply_open_stream(fuse_req_t req, const struct fuse_file_info *fi) {
+    cfuse_reply_open_flags = CFUSE_FOPEN_STREAM;
+    int rc = fuse_reply_open(req, fi);
+    cfuse_reply_open_flags = 0;
+    return rc;
+}
+
+/* poll(2), select(2) and epoll on a file of ours (FUSE_POLL). The poll
+   bits on the wire are the generic ones (the kernel mangles and demangles
+   them), which glibc's POLL* values are on Linux. */
+#include <poll.h>
+unsigned cfuse_poll_readable(void) { return POLLIN | POLLRDNORM; }
+unsigned cfuse_poll_writable(void) { return POLLOUT | POLLWRNORM; }

@@ -50,10 +50,12 @@ public enum Daemon {
         let catalog: Catalog
         do { catalog = try Catalog(path: state.catalog) } catch { throw DaemonError(error.message) }
         let log = EventLog(catalog: catalog, logger: logger)
+        // MOUNT/events (R24): the loop publishes to it, the filesystem reads it.
+        let events = EventFeed()
         let controller = TaskLoop(state: state, catalog: catalog, log: log, configuration: configuration)
         try controller.load()
 
-        let filesystem = DownloadFileSystem(controller: controller)
+        let filesystem = DownloadFileSystem(controller: controller, events: events)
         // The source field of the mount names the state dir, so `unmount`
         // can find the daemon's pid file from the mountpoint alone.
         let source = state.root.contains(",") ? "downloadfs" : state.root
@@ -106,6 +108,9 @@ public enum Daemon {
         let outcome = readiness.loopEnded()
         controller.shutdown()
         controller.waits.wakeAll("failed: unmounted\n")
+        // The loop has published its last line; the session still lives
+        // for the pollers' notifications.
+        events.end()
         let held = FuseSession.releaseHeldMessages()
         if outcome == .ready { log.daemon("unmounted from \(mountpoint)") }
         session.teardown()

@@ -15,8 +15,9 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     private let context: NodeContext
     private let handles = HandleTable()
 
-    init(controller: TaskLoop) {
-        context = NodeContext(loop: controller)
+    /// `events` is the feed `MOUNT/events` reads; the loop publishes to it.
+    init(controller: TaskLoop, events: EventFeed) {
+        context = NodeContext(loop: controller, events: events)
     }
 
     /// From here on, every committed task change and every drop-in file
@@ -46,6 +47,7 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         case .rootCtl: return RootControlFile(context: context)
         case .rootLog: return RootLogFile(context: context)
         case .queueNew: return QueueNewFile(context: context)
+        case .events: return EventsFile(context: context)
         case .dropIn(let number): return DropInFile(context: context, number: number)
         case .taskDir(let task): return TaskDirectory(context: context, id: task)
         case .taskStatus(let task): return TaskStatusFile(context: context, id: task)
@@ -113,7 +115,7 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     /// Registers a handle and says how the kernel may treat it.
     private func opened(_ file: any OpenFile) -> OpenedFile {
         OpenedFile(handle: handles.register(file), directIO: file.caching == .none, keepCache: file.caching == .keep,
-                   noFlush: !(file is any FileFlusher), backing: file.backing)
+                   noFlush: !(file is any FileFlusher), backing: file.backing, stream: file.isStream)
     }
 
     func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply) {
@@ -162,6 +164,13 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     func rename(parent: UInt64, name: String, newParent: UInt64, newName: String, flags: UInt32) throws(Errno) {
         guard let renaming = try directory(parent) as? any RenamingDirectory else { throw .notPermitted }
         try renaming.rename(name, to: newName, in: try directory(newParent))
+    }
+
+    /// Only a `FilePoller` handle (`events`) ever waits; every other file
+    /// is always ready, as it was when the kernel answered for us.
+    func poll(_ inode: UInt64, handle: UInt64, waiter: PollWaiter?) throws(Errno) -> FileReadiness {
+        guard let poller = try file(handle) as? any FilePoller else { return .always }
+        return poller.poll(waiter)
     }
 
     func extendedAttribute(_ inode: UInt64, name: String) throws(Errno) -> [UInt8] {

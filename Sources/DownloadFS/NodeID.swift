@@ -6,6 +6,8 @@
 /// `files/` keeps its inode because it keeps its task.
 public enum NodeID: Hashable, Sendable {
     case root, queue, files, rootStatus, rootCtl, rootLog, queueNew
+    /// `MOUNT/events` (R24).
+    case events
     case taskDir(Int64), taskStatus(Int64), taskURL(Int64), taskCtl(Int64), taskLog(Int64), taskWait(Int64), taskData(Int64)
     /// `files/<name>` of a completed task.
     case finished(Int64)
@@ -25,6 +27,7 @@ public enum NodeID: Hashable, Sendable {
         case .rootCtl: return 5
         case .rootLog: return 6
         case .queueNew: return 7
+        case .events: return 8
         case .taskDir(let id): return Self.taskBase + UInt64(id) * 8
         case .taskStatus(let id): return Self.taskBase + UInt64(id) * 8 + 1
         case .taskURL(let id): return Self.taskBase + UInt64(id) * 8 + 2
@@ -46,6 +49,7 @@ public enum NodeID: Hashable, Sendable {
         case 5: self = .rootCtl
         case 6: self = .rootLog
         case 7: self = .queueNew
+        case 8: self = .events
         case Self.dropInBase...: self = .dropIn(inode - Self.dropInBase)
         case Self.finishedBase...: self = .finished(Int64(inode - Self.finishedBase))
         case Self.taskBase...:

@@ -23,6 +23,7 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public static let notSupported = Errno(ENOTSUP)
     public static let badHandle = Errno(EBADF)
     public static let crossDevice = Errno(EXDEV)
+    public static let wouldBlock = Errno(EAGAIN)
 
     public var description: String { String(cString: strerror(code)) }
 }

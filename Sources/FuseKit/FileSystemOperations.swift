@@ -32,4 +32,15 @@ public protocol FileSystemOperations: AnyObject, Sendable {
     func rename(parent: UInt64, name: String, newParent: UInt64, newName: String, flags: UInt32) throws(Errno)
     func extendedAttribute(_ inode: UInt64, name: String) throws(Errno) -> [UInt8]
     func extendedAttributeNames(_ inode: UInt64) throws(Errno) -> [String]
+    /// poll(2), select(2) or epoll on an open file: how ready it is now.
+    /// `waiter` is there when a poller will sleep on the answer; keep the
+    /// newest (it replaces the file's older ones) and `notify` it when the
+    /// file becomes ready. A file that has nothing to wait for answers
+    /// `.always`, as the kernel would for a filesystem without poll.
+    ///
+    /// Never ENOSYS: the kernel takes that as "this filesystem does not
+    /// poll" and from then on answers `.always` itself for every file of
+    /// the mount, so no stream could be polled again; the bridge answers
+    /// `.always` in its place. Any other error is POLLERR to the poller.
+    func poll(_ inode: UInt64, handle: UInt64, waiter: PollWaiter?) throws(Errno) -> FileReadiness
 }

@@ -50,6 +50,15 @@ final class LowLevelBridge: @unchecked Sendable {
         cfuse_fi_set_direct_io(fi, opened.directIO ? 1 : 0)
         cfuse_fi_set_keep_cache(fi, opened.keepCache ? 1 : 0)
         cfuse_fi_set_noflush(fi, opened.noFlush ? 1 : 0)
+        cfuse_fi_set_nonseekable(fi, opened.stream ? 1 : 0)
+    }
+
+    /// The open reply `opened` asks for: through its backing file, as a
+    /// stream, or plain.
+    static func replyOpen(_ req: fuse_req_t?, _ fi: UnsafeMutablePointer<fuse_file_info>?, _ opened: OpenedFile,
+                          backing: Int32?) -> Int32 {
+        if let backing { return cfuse_reply_open_backing(req, fi, backing) }
+        return opened.stream ? cfuse_reply_open_stream(req, fi) : fuse_reply_open(req, fi)
     }
 
     /// Ends a file's open: its passthrough share (if any), then the filesystem's handle.
@@ -147,12 +156,28 @@ final class LowLevelBridge: @unchecked Sendable {
                 let opened = try bridge.operations.open(ino, flags: cfuse_fi_flags(fi!))
                 LowLevelBridge.apply(opened, to: fi)
                 let backing = opened.backing.flatMap { bridge.passthrough.open(ino, descriptor: $0) }
-                let sent = backing.map { cfuse_reply_open_backing(req, fi, $0) } ?? fuse_reply_open(req, fi)
+                let sent = LowLevelBridge.replyOpen(req, fi, opened, backing: backing)
                 LowLevelBridge.undoIfInterrupted(sent) { bridge.release(ino, handle: opened.handle) }
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.read = { req, ino, size, offset, fi in
-            LowLevelBridge.from(req).operations.read(ino, handle: LowLevelBridge.handle(fi), size: size, offset: Int64(offset), reply: ReadReply(req!))
+            let nonBlocking = fi.map { cfuse_fi_flags($0) & O_NONBLOCK != 0 } ?? false
+            LowLevelBridge.from(req).operations.read(ino, handle: LowLevelBridge.handle(fi), size: size, offset: Int64(offset),
+                                                     reply: ReadReply(req!, nonBlocking: nonBlocking))
+        }
+        // Installed for every file, so the kernel never takes ENOSYS (no
+        // op: libfuse's answer) as "this mount does not poll" — which it
+        // decides once for all files, so no stream could be polled after.
+        // Files with nothing to wait for answer `.always`, the kernel's own
+        // answer for them.
+        ops.poll = { req, ino, fi, ph in
+            let waiter = ph.map { PollWaiter($0) }
+            do throws(Errno) {
+                let ready = try LowLevelBridge.from(req).operations.poll(ino, handle: LowLevelBridge.handle(fi), waiter: waiter)
+                fuse_reply_poll(req, ready.rawValue)
+            } catch let error where error.code == ENOSYS {
+                fuse_reply_poll(req, FileReadiness.always.rawValue)
+            } catch { fuse_reply_err(req, error.code) }
         }
         ops.write = { req, ino, buf, size, offset, fi in
             do throws(Errno) {

@@ -15,13 +15,21 @@ public struct OpenedFile: Sendable, Equatable {
     /// passthrough, `PassthroughFiles`); where it cannot, reads come to us.
     /// The filesystem keeps it open until `release`.
     public var backing: Int32?
+    /// A stream, like a pipe: no position, offsets mean nothing, lseek,
+    /// pread and pwrite fail with ESPIPE (FOPEN_NONSEEKABLE, and
+    /// FOPEN_STREAM where the session's hooks can add it, so two reads of
+    /// one open file do not queue on its position lock). Without it, a
+    /// reader that reads ahead and seeks back to a line's end — bash's
+    /// `read` builtin on a regular file — would lose what it gave back.
+    public var stream: Bool
 
     public init(handle: UInt64, directIO: Bool = false, keepCache: Bool = false, noFlush: Bool = false,
-                backing: Int32? = nil) {
+                backing: Int32? = nil, stream: Bool = false) {
         self.handle = handle
         self.directIO = directIO
         self.keepCache = keepCache
         self.noFlush = noFlush
         self.backing = backing
+        self.stream = stream
     }
 }

@@ -14,8 +14,16 @@ public final class ReadReply: @unchecked Sendable {
     private let lock = NSLock()
     private var answered = false
     private var interruptToken: UInt?
+    /// The reader's file is `O_NONBLOCK` (the kernel sends the open file's
+    /// flags with each read, so a later `fcntl` counts): a read that would
+    /// wait answers EAGAIN instead, as a pipe's does, so an event loop
+    /// that reads until EAGAIN never blocks on it.
+    public let nonBlocking: Bool
 
-    init(_ request: fuse_req_t) { self.request = request }
+    init(_ request: fuse_req_t, nonBlocking: Bool = false) {
+        self.request = request
+        self.nonBlocking = nonBlocking
+    }
 
     deinit {
         if !answered {

@@ -9,7 +9,7 @@ final class NodeIDTests: XCTestCase {
     /// `0x1000 + id * 8 + 6 < 2^48`.
     private let highestTaskID: Int64 = (1 << 45) - 513
 
-    private let fixed: [NodeID] = [.root, .queue, .files, .rootStatus, .rootCtl, .rootLog, .queueNew]
+    private let fixed: [NodeID] = [.root, .queue, .files, .rootStatus, .rootCtl, .rootLog, .queueNew, .events]
 
     private func taskNodes(_ id: Int64) -> [NodeID] {
         [.taskDir(id), .taskStatus(id), .taskURL(id), .taskCtl(id), .taskLog(id), .taskWait(id), .taskData(id)]
@@ -83,7 +83,7 @@ final class NodeIDTests: XCTestCase {
     }
 
     func test_R5_inodesOfNoNodeAreRefused() {
-        var none: [UInt64] = [0, 8, 100, 0xFFF]
+        var none: [UInt64] = [0, 9, 100, 0xFFF]
         for id in [Int64(1), 2, 1000, highestTaskID] {
             none.append(NodeID.taskDir(id).inode + 7)  // the eighth slot of each task is unused
         }

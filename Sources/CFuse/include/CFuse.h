@@ -85,4 +85,14 @@ void cfuse_backing_close(struct fuse_session *se, int id);
 /// reads this open file from the backing file, not through the daemon.
 int cfuse_reply_open_backing(fuse_req_t req, const struct fuse_file_info *fi, int backing_id);
 
+/// fuse_reply_open with FOPEN_STREAM as well (libfuse 3.14 has no bit for
+/// it; the session's writev hook adds it, and without the hook the open is
+/// merely nonseekable): the file has no position, like a pipe, so several
+/// reads of one open file never wait for each other's f_pos lock.
+int cfuse_reply_open_stream(fuse_req_t req, const struct fuse_file_info *fi);
+
+/// The bits fuse_reply_poll answers a file ready to read, or to write.
+unsigned cfuse_poll_readable(void);
+unsigned cfuse_poll_writable(void);
+
 #endif

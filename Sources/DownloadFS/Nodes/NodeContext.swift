@@ -6,10 +6,13 @@ import Synchronization
 
 /// What the nodes of one mount share: the tasks as FUSE threads see them,
 /// the loop that changes them, the state dir, the mount's owner and times,
-/// the open drop-in files, and the notifier that tells the kernel about
-/// changes (nil until the session exists, and in a mount without one).
+/// the open drop-in files, the events feed, and the notifier that tells the
+/// kernel about changes (nil until the session exists, and in a mount
+/// without one).
 final class NodeContext: Sendable {
     let loop: TaskLoop
+    /// What `MOUNT/events` streams (R24); the loop publishes to the same one.
+    let events: EventFeed
     let state: StateDirectory
     let uid = getuid()
     let gid = getgid()
@@ -21,8 +24,9 @@ final class NodeContext: Sendable {
     var table: TaskTable { loop.table }
     var log: EventLog { loop.log }
 
-    init(loop: TaskLoop) {
+    init(loop: TaskLoop, events: EventFeed) {
         self.loop = loop
+        self.events = events
         self.state = loop.state
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

@@ -1,6 +1,8 @@
 import FuseKit
 
-/// `MOUNT/`: `queue/`, `files/`, the table, the global `ctl` and the daemon log.
+/// `MOUNT/`: `queue/`, `files/`, the table, the global `ctl` and the daemon
+/// log; `events` is found by name but not listed (R24), so `ls -R`, `grep -r`
+/// and backups never block reading it.
 struct RootDirectory: DirectoryNode {
     let context: NodeContext
     var inode: UInt64 { NodeID.root.inode }
@@ -17,6 +19,7 @@ struct RootDirectory: DirectoryNode {
         case "status": return RootStatusFile(context: context)
         case "ctl": return RootControlFile(context: context)
         case "log": return RootLogFile(context: context)
+        case "events": return EventsFile(context: context)
         default: throw .noEntry
         }
     }
