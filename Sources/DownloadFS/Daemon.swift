@@ -1,5 +1,6 @@
 import CLinux
 import Catalog
+import DownloadFSCore
 import Engine
 import Foundation
 import FuseKit
@@ -53,6 +54,11 @@ public enum Daemon {
         // MOUNT/events (R24): the loop publishes to it, the filesystem reads it.
         let events = EventFeed()
         let controller = TaskLoop(state: state, catalog: catalog, log: log, configuration: configuration)
+        // Each committed turn's changes, in commit order; lines are made only while someone reads.
+        controller.onChanges = { changes in
+            guard events.isFollowed else { return }
+            events.publish(changes.map { EventLine.line(time: $0.at, id: $0.id, event: $0.event, name: $0.name) })
+        }
         try controller.load()
 
         let filesystem = DownloadFileSystem(controller: controller, events: events)
