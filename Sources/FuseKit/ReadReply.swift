@@ -36,13 +36,17 @@ public final class ReadReply: @unchecked Sendable {
     /// Claims the right to answer; false when someone already did.
     private func claim() -> Bool {
         lock.lock()
-        defer { lock.unlock() }
-        if answered { return false }
-        answered = true
-        if let token = interruptToken {
-            InterruptRegistry.shared.remove(token)
-            interruptToken = nil
+        if answered {
+            lock.unlock()
+            return false
         }
+        answered = true
+        let token = interruptToken
+        interruptToken = nil
+        lock.unlock()
+        // The registry's lock is not taken under ours here: a late interrupt
+        // finds no handler, or one whose answer loses to this one.
+        if let token { InterruptRegistry.shared.remove(token) }
         return true
     }
 
@@ -104,10 +108,13 @@ public final class ReadReply: @unchecked Sendable {
     /// must `claim` first) can free the request under it; that call never
     /// replies itself (the callback hands off to another thread).
     public func onInterrupt(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !answered else { return }
         let token = InterruptRegistry.shared.add(handler)
+        lock.lock()
+        if answered {
+            lock.unlock()
+            InterruptRegistry.shared.remove(token)
+            return
+        }
         interruptToken = token
         fuse_req_interrupt_func(request, { _, data in
             let token = UInt(bitPattern: data)
@@ -118,5 +125,7 @@ public final class ReadReply: @unchecked Sendable {
                 DispatchQueue.global().async { handler() }
             }
         }, UnsafeMutableRawPointer(bitPattern: token))
+        lock.unlock()
     }
+
 }
