@@ -683,7 +683,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
                 send(.event(id, .verified(serial: serial, result: result)))
             }
         case .finalize(let serial, let name):
-            workers.finalize(id, name: name, lastModified: task.lastModified,
+            workers.finalize(id, name: name, lastModified: task.lastModified, origin: OriginAttributes(task),
                              isTaken: { [table] in table.task(named: $0).map { $0.id != id } ?? false }) { [self] result in
                 send(.event(id, .finalized(serial: serial, result: result)))
             }
