@@ -74,6 +74,9 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         try directory(parent).child(named: name).attributes()
     }
 
+    /// Nothing to let go: every inode is computed from a task id (`NodeID`).
+    func forget(_ inode: UInt64, lookups: UInt64) {}
+
     func attributes(_ inode: UInt64) throws(Errno) -> FileAttributes {
         try node(inode).attributes()
     }
