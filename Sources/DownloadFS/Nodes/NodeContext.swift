@@ -6,7 +6,8 @@ import Synchronization
 
 /// What the nodes of one mount share: the tasks as FUSE threads see them,
 /// the loop that changes them, the state dir, the mount's owner and times,
-/// the open drop-in files, and the notifier that tells the kernel about
+/// the open drop-in files, the names of the plain files the kernel holds,
+/// and the notifier that tells the kernel about
 /// changes (nil until the session exists, and in a mount without one).
 final class NodeContext: Sendable {
     let loop: TaskLoop
@@ -15,6 +16,7 @@ final class NodeContext: Sendable {
     let gid = getgid()
     let mountedAt: timespec
     let dropIns = DropInRegistry()
+    let plainNames = PlainFileNames()
     let listings: ListingTimes
     private let announcer = Mutex<KernelNotifier?>(nil)
 
