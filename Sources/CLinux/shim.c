@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/xattr.h>
 #include "CLinux.h"
 
 int clinux_rename_noreplace(const char *from, const char *to) {
@@ -25,4 +26,16 @@ void clinux_name_thread(const char *name) {
     char shortened[16];
     snprintf(shortened, sizeof shortened, "%s", name);
     pthread_setname_np(pthread_self(), shortened);
+}
+
+long clinux_get_xattr(const char *path, const char *name, void *value, size_t size) {
+    return (long)lgetxattr(path, name, value, size);
+}
+
+int clinux_set_xattr(const char *path, const char *name, const void *value, size_t size) {
+    return lsetxattr(path, name, value, size, 0);
+}
+
+int clinux_remove_xattr(const char *path, const char *name) {
+    return lremovexattr(path, name);
 }

@@ -36,7 +36,8 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     // MARK: - inode → node
 
     /// The node an inode names. Task nodes are made whether or not the task
-    /// still exists; their operations answer ENOENT when it does not.
+    /// still exists; their operations answer ENOENT when it does not. A plain
+    /// file is found by the name the kernel last looked it up under.
     private func node(_ inode: UInt64) throws(Errno) -> any Node {
         guard let id = NodeID(inode: inode) else { throw .noEntry }
         switch id {
@@ -57,6 +58,9 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         case .taskWait(let task): return TaskWaitFile(context: context, id: task)
         case .taskData(let task): return TaskDataFile(context: context, id: task)
         case .finished(let task): return FinishedFile(context: context, id: task)
+        case .plain(let fileInode):
+            guard let name = context.plainNames.name(of: fileInode) else { throw .noEntry }
+            return PlainFile(context: context, fileInode: fileInode, name: name)
         }
     }
 
@@ -73,7 +77,18 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     // MARK: - FileSystemOperations
 
     func lookup(parent: UInt64, name: String) throws(Errno) -> FileAttributes {
-        try directory(parent).child(named: name).attributes()
+        let node = try directory(parent).child(named: name)
+        let attributes = try node.attributes()
+        (node as? any KernelReferencedNode)?.referenced()
+        return attributes
+    }
+
+    /// The kernel let go of `lookups` references to `inode`; only plain
+    /// files keep anything for them (`PlainFileNames`).
+    func forget(_ inode: UInt64, lookups: UInt64) {
+        if case .plain(let fileInode) = NodeID(inode: inode) {
+            context.plainNames.forget(fileInode, lookups: lookups)
+        }
     }
 
     func attributes(_ inode: UInt64) throws(Errno) -> FileAttributes {

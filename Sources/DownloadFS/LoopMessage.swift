@@ -11,6 +11,7 @@ enum LoopMessage: Sendable {
     case controlGlobal(ControlCommand, LoopReply<Void, ControlCommandError>)
     case remove(Int64, LoopReply<Void, CatalogError>)
     case rename(Int64, String, LoopReply<Void, RenameError>)
+    case renameFile(String, String, LoopReply<Void, RenameError>)
     /// A reader waits for bytes of a task (R23): park `reader` in the
     /// task's live progress, tell `parked` its token, fetch the bytes
     /// (nil: wait for the task to tell its readers, e.g. its completion).

@@ -2,6 +2,7 @@ import Catalog
 import DownloadFSCore
 import Engine
 import Foundation
+import CLinux
 import Glibc
 
 /// Carries out what the task set decided, once committed: shows tasks to
@@ -83,10 +84,12 @@ final class TaskEffects {
 
     // MARK: files/ (R40)
 
-    /// Makes the turn's renames on disk, all or none; the errno of the
-    /// first that failed.
+    /// Makes the turn's renames on disk, all or none, never over a file
+    /// (one put there since the task set looked); the errno of the first
+    /// that failed.
     func rename(_ renames: [(from: String, to: String)]) -> Int32? {
-        for (done, pair) in renames.enumerated() where Glibc.rename(state.file(pair.from), state.file(pair.to)) != 0 {
+        for (done, pair) in renames.enumerated()
+        where clinux_rename_noreplace(state.file(pair.from), state.file(pair.to)) != 0 {
             let code = errno
             renameBack(Array(renames.prefix(done)))
             return code
@@ -128,14 +131,18 @@ final class TaskEffects {
             unlink(state.partial(id))
         case .deleteFinished(let name):
             unlink(state.file(name))
-        case .keepFile:
-            lives.removeValue(forKey: id)?.release(.failed)
+        case .keepFile(let name):
+            // Files finished since 0.x carry it already; older ones get it now.
+            if let failure = OriginAttributes(task).store(on: state.file(name)) {
+                log.daemon("task \(id) forgotten: its file \(name) keeps no origin attributes "
+                    + "(\(failure)); it stays in files/", level: .warning)
+            }
         case .verify(let serial, let checksum):
             workers.verify(id, checksum: checksum) { [report] result in
                 report(id, .verified(serial: serial, result: result))
             }
         case .finalize(let serial, let name):
-            workers.finalize(id, name: name, lastModified: task.lastModified,
+            workers.finalize(id, name: name, lastModified: task.lastModified, origin: OriginAttributes(task),
                              isTaken: { [table] in table.task(named: $0).map { $0.id != id } ?? false }) { [report] result in
                 report(id, .finalized(serial: serial, result: result))
             }

@@ -148,6 +148,13 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         try reply.wait()
     }
 
+    /// `mv` inside files/ of a file no task has (R34).
+    func renameFile(_ name: String, to newName: String) throws(RenameError) {
+        let reply = LoopReply<Void, RenameError>()
+        send(.renameFile(name, newName, reply))
+        try reply.wait()
+    }
+
     /// A reader waits for `range` of task `id` (R23): `reader` is told when
     /// the bytes are written (or will not come), `parked` gets the token an
     /// interrupted reader cancels with; the task fetches the range first.
@@ -250,14 +257,11 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             answers[token] = { result in reply.answer(result.map { _ in () }) }
             return .remove(id, token: token)
         case .rename(let id, let name, let reply):
-            answers[token] = { result in
-                switch result {
-                case .success(.renameRefused(let error)): reply.answer(.failure(error))
-                case .success: reply.answer(.success(()))
-                case .failure: reply.answer(.failure(.io(EIO)))
-                }
-            }
+            answers[token] = Self.renameAnswer(reply)
             return .rename(id, to: name, token: token)
+        case .renameFile(let name, let newName, let reply):
+            answers[token] = Self.renameAnswer(reply)
+            return .renameFile(name, to: newName, token: token)
         case .event, .read, .shutdown:
             requestTokens.removeLast()
             return nil
@@ -270,6 +274,16 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             case .success(.refused(let why)): reply.answer(.failure(ControlCommandError(why)))
             case .success: reply.answer(.success(()))
             case .failure(let error): reply.answer(.failure(ControlCommandError(error.message)))
+            }
+        }
+    }
+
+    private static func renameAnswer(_ reply: LoopReply<Void, RenameError>) -> Answer {
+        { result in
+            switch result {
+            case .success(.renameRefused(let error)): reply.answer(.failure(error))
+            case .success: reply.answer(.success(()))
+            case .failure: reply.answer(.failure(.io(EIO)))
             }
         }
     }
@@ -348,7 +362,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             case .control(_, _, let reply), .controlGlobal(_, let reply):
                 reply.answer(.failure(ControlCommandError("downloadfs is unmounting")))
             case .remove(_, let reply): reply.answer(.failure(CatalogError("downloadfs is unmounting")))
-            case .rename(_, _, let reply): reply.answer(.failure(.io(EIO)))
+            case .rename(_, _, let reply), .renameFile(_, _, let reply): reply.answer(.failure(.io(EIO)))
             case .read(_, _, let reader, _): reader(.failed)
             case .shutdown(let reply): reply.answer(.success(()))
             case .event: break

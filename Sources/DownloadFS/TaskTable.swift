@@ -48,9 +48,12 @@ final class TaskTable: Sendable {
         return tasks.completed(named: name).map { TaskEntry(record: $0, live: lives[$0.taskID]) }
     }
 
-    /// Whether a task's whole file is being moved in as `name` (R43: not shown yet).
-    func isMovingIn(_ name: String) -> Bool {
-        state.withLock { $0.snapshot.movingIn[name] != nil }
+    /// Whether a task claims `name` in files/: its completed file, or its
+    /// whole file being moved in (R43: not shown yet). Any other file there
+    /// is a plain one (R34). A task still downloading has no file there
+    /// (R17 never gives it the name of one).
+    func isNameTaken(_ name: String) -> Bool {
+        state.withLock { $0.snapshot.completedNames[name] != nil || $0.snapshot.movingIn[name] != nil }
     }
 
     /// Shows the committed task set (the loop only).

@@ -25,13 +25,29 @@ final class TaskWorkers: Sendable {
 
     /// Moves STATE/partial/<id> to STATE/files/<name> without replacing a
     /// file there (a name taken meanwhile gets ` (1)`, … as R17 says), with
-    /// the server's Last-Modified as mtime (R40) and mode 0444. The data was
-    /// synced by the engine before the download was reported complete.
-    func finalize(_ id: Int64, name: String, lastModified: String?, isTaken: @escaping @Sendable (String) -> Bool,
+    /// the server's Last-Modified as mtime (R40), the origin attributes
+    /// stored on it (R41, R42: they stay with the file when nothing is
+    /// mounted, and once its task is forgotten, R34) and mode 0444. The data
+    /// was synced by the engine before the download was reported complete.
+    ///
+    /// The mtime and attributes are set before the move, so the file lands
+    /// whole: under another name than its task's (` (1)`) it is a plain file
+    /// in `files/` until the loop commits that name, and shows right even
+    /// then. The mode is set after: a move that fails leaves the partial
+    /// writable for the next attempt. A filesystem that refuses user
+    /// attributes (ENOTSUP) leaves the file without them; the mount still
+    /// shows the task's from its record.
+    func finalize(_ id: Int64, name: String, lastModified: String?, origin: OriginAttributes,
+                  isTaken: @escaping @Sendable (String) -> Bool,
                   then report: @escaping @Sendable (FinalizeResult) -> Void) {
         let state = state
         run {
             let source = state.partial(id)
+            let modified = lastModified.flatMap(HeaderValue.httpDate) ?? Date()
+            let seconds = Int(modified.timeIntervalSince1970)
+            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+            utimensat(AT_FDCWD, source, &times, 0)
+            _ = origin.store(on: source)
             var chosen = name
             var moved = false
             for _ in 0..<1000 {
@@ -45,12 +61,7 @@ final class TaskWorkers: Sendable {
                 chosen = FileName.unique(name) { isTaken($0) || access(state.file($0), F_OK) == 0 }
             }
             guard moved else { return report(.failed("no free name for \(name)")) }
-            let target = state.file(chosen)
-            let modified = lastModified.flatMap(HeaderValue.httpDate) ?? Date()
-            let seconds = Int(modified.timeIntervalSince1970)
-            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
-            utimensat(AT_FDCWD, target, &times, 0)
-            chmod(target, 0o444)
+            chmod(state.file(chosen), 0o444)
             report(.moved(name: chosen))
         }
     }

@@ -105,6 +105,8 @@ public struct TaskSet: Sendable {
             turn.reply(token, .done)
         case .rename(let id, let name, let token):
             rename(id, to: name, token: token, now: now, &turn)
+        case .renameFile(let name, let newName, let token):
+            renameFile(name, to: newName, token: token, &turn)
         case .report(let id, let event):
             report(event, for: id, now: now, &turn)
         case .readerParked(let id):
@@ -338,6 +340,16 @@ public struct TaskSet: Sendable {
         guard !isNameTaken(name) else { return turn.reply(token, .renameRefused(.exists)) }
         apply(.renamed(to: name), to: id, now: now, &turn)
         turn.renames.append((task.name, name))
+        turn.reply(token, .done)
+    }
+
+    private mutating func renameFile(_ name: String, to newName: String, token: UInt64, _ turn: inout TaskSetTurn) {
+        guard !tasks.isNameTaken(name) else { return turn.reply(token, .renameRefused(.missing)) }
+        if newName == name { return turn.reply(token, .done) }
+        guard FileName.sanitize(newName) == newName else { return turn.reply(token, .renameRefused(.badName)) }
+        guard !isNameTaken(newName) else { return turn.reply(token, .renameRefused(.exists)) }
+        releaseName(name, &turn)
+        turn.renames.append((name, newName))
         turn.reply(token, .done)
     }
 

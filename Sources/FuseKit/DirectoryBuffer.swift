@@ -1,4 +1,5 @@
 import CFuse
+import CLinux
 import Foundation
 
 /// Directory listings snapshotted at `opendir`, served by offset in `readdir`.
@@ -23,9 +24,20 @@ final class DirectoryBuffer: @unchecked Sendable {
 
     func release(_ handle: UInt64) {
         lock.lock()
-        listings[handle] = nil
+        let listing = listings.removeValue(forKey: handle)
         lock.unlock()
+        // A listing of a million names (`files/` over a million plain files,
+        // `queue/` over a million tasks) is a million small allocations of
+        // its names; freed, glibc keeps them in its heap. Give them back.
+        if let listing, listing.count >= Self.largeListing {
+            _ = consume listing
+            clinux_malloc_trim()
+        }
     }
+
+    /// Entries from which a released listing is worth a `malloc_trim`
+    /// (a few milliseconds, against 15–100 MiB kept).
+    private static let largeListing = 100_000
 
     /// Fills a reply buffer of at most `size` bytes with entries from `offset`.
     func fill(_ handle: UInt64, request: fuse_req_t, size: Int, offset: Int64) -> [UInt8]? {

@@ -4,9 +4,12 @@ import Glibc
 /// operation, each returning a value or throwing an `Errno`.
 ///
 /// Inode numbers are the filesystem's own, stable for a node's lifetime;
-/// FuseKit keeps no inode table and no lookup counts (see docs/design.md:
-/// downloadfs derives inodes from task ids, which are never reused, so there
-/// is nothing to free on `forget`). Methods are called from several FUSE
+/// FuseKit keeps no inode table and no lookup counts. It passes the
+/// kernel's `forget` on (`forget(_:lookups:)`), so a filesystem that keeps
+/// something for an inode while the kernel holds it counts the entry
+/// replies itself (see docs/design.md: downloadfs derives most inodes from
+/// task ids, which are never reused, and keeps only plain files' names).
+/// Methods are called from several FUSE
 /// worker threads at once and must be thread-safe. None may block for long,
 /// except that `read` may keep its `ReadReply` and answer later.
 ///
@@ -14,7 +17,13 @@ import Glibc
 /// itself (ENOENT where the name must exist, EINVAL where it would be made),
 /// never repairs it (see `LowLevelBridge.name`).
 public protocol FileSystemOperations: AnyObject, Sendable {
+    /// Each successful lookup hands the kernel one reference to the inode,
+    /// given back by `forget`.
     func lookup(parent: UInt64, name: String) throws(Errno) -> FileAttributes
+    /// The kernel gave back `lookups` references to `inode` (FUSE `forget`
+    /// and `forget_multi`, or a lookup whose reply found no one waiting).
+    /// Called with no reply to send; must not block.
+    func forget(_ inode: UInt64, lookups: UInt64)
     func attributes(_ inode: UInt64) throws(Errno) -> FileAttributes
     /// chmod, chown, utimensat and truncate (`O_TRUNC` at open): `changes`
     /// says which of them this request asks for, so the filesystem decides.

@@ -34,11 +34,6 @@ final class LowLevelBridge: @unchecked Sendable {
         return entry
     }
 
-    static func replyEntry(_ req: fuse_req_t?, _ attributes: FileAttributes) {
-        var entry = entryParam(attributes)
-        fuse_reply_entry(req, &entry)
-    }
-
     static func replyAttributes(_ req: fuse_req_t?, _ attributes: FileAttributes) {
         var st = attributes.stat
         fuse_reply_attr(req, &st, attributes.attributeTimeout)
@@ -115,8 +110,26 @@ final class LowLevelBridge: @unchecked Sendable {
         }
         ops.lookup = { req, parent, name in
             guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, ENOENT); return }
-            do throws(Errno) { LowLevelBridge.replyEntry(req, try LowLevelBridge.from(req).operations.lookup(parent: parent, name: name)) }
-            catch { fuse_reply_err(req, error.code) }
+            do throws(Errno) {
+                let operations = LowLevelBridge.from(req).operations
+                let attributes = try operations.lookup(parent: parent, name: name)
+                var entry = LowLevelBridge.entryParam(attributes)
+                // No one took the reference: give it back, as libfuse's high-level layer does.
+                LowLevelBridge.undoIfInterrupted(fuse_reply_entry(req, &entry)) {
+                    operations.forget(attributes.inode, lookups: 1)
+                }
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        ops.forget = { req, ino, lookups in
+            LowLevelBridge.from(req).operations.forget(ino, lookups: lookups)
+            fuse_reply_none(req)
+        }
+        ops.forget_multi = { req, count, forgets in
+            let operations = LowLevelBridge.from(req).operations
+            for one in UnsafeBufferPointer(start: forgets, count: count) {
+                operations.forget(one.ino, lookups: one.nlookup)
+            }
+            fuse_reply_none(req)
         }
         ops.getattr = { req, ino, _ in
             do throws(Errno) { LowLevelBridge.replyAttributes(req, try LowLevelBridge.from(req).operations.attributes(ino)) }

@@ -82,6 +82,27 @@ final class NodeIDTests: XCTestCase {
         XCTAssertEqual(NodeID(inode: NodeID.taskData(highestTaskID).inode), .taskData(highestTaskID))
     }
 
+    /// R34: plain files take their backing file's inode number, above every other range.
+    func test_R34_plainFilesRoundTripAboveEveryOtherRange() {
+        let fileInodes: [UInt64] = [0, 1, 2, 11, 1 << 20, 1 << 32, (1 << 32) + 5, 1 << 48, 1 << 56, (1 << 62) - 1]
+        for fileInode in fileInodes {
+            guard let node = NodeID.plain(fileInode: fileInode) else { return XCTFail("\(fileInode) refused") }
+            XCTAssertEqual(NodeID(inode: node.inode), node, "plain file inode \(fileInode)")
+            XCTAssertGreaterThan(node.inode, NodeID.dropIn((1 << 62) - (1 << 56) - 1).inode)
+            XCTAssertGreaterThan(node.inode, NodeID.finished(highestTaskID).inode)
+        }
+        XCTAssertNil(NodeID.plain(fileInode: 1 << 62), "past the range")
+        XCTAssertNil(NodeID.plain(fileInode: .max))
+        XCTAssertEqual(NodeID(inode: NodeID.dropIn((1 << 62) - (1 << 56) - 1).inode),
+                       .dropIn((1 << 62) - (1 << 56) - 1), "the last drop-in stays a drop-in")
+        var random = SeededGenerator.fromEnvironment()
+        for _ in 0..<100_000 {
+            let fileInode = UInt64.random(in: 0..<(1 << 62), using: &random)
+            let node = NodeID.plain(fileInode: fileInode)!
+            if NodeID(inode: node.inode) != node { return XCTFail("\(node), \(random)") }
+        }
+    }
+
     func test_R5_inodesOfNoNodeAreRefused() {
         var none: [UInt64] = [0, 9, 100, 0xFFF]
         for id in [Int64(1), 2, 1000, highestTaskID] {

@@ -1,12 +1,14 @@
 """R34 (forget, forget-completed) and R30 (move N)."""
 
 import errno
+import re
+import select
 import os
 import stat
 import time
 
 from support.faultserver import DEFAULT_LAST_MODIFIED_EPOCH
-from support.files import KiB, MiB, content, sha256_of
+from support.files import KiB, MiB, content
 from support.mount import expect_errno, write_command
 from support.waiting import wait_until
 
@@ -35,11 +37,12 @@ def test_r34_forget_keeps_the_file_with_its_name_size_mtime_and_xattrs(mount, fa
     assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o444
     assert info.st_size == size
     assert int(info.st_mtime) == DEFAULT_LAST_MODIFIED_EPOCH
-    assert sha256_of(path.read_bytes()) == sha256_of(content(size, 5))
+    assert path.read_bytes() == content(5, size)
     assert os.getxattr(path, "user.xdg.origin.url") == url.encode()
     assert os.getxattr(path, "user.mime_type") == b"image/png"
     assert (mount.state / "files" / "kept.bin").stat().st_size == size
     # And after a remount.
+    assert mount.unmount() == 0
     mount.remount()
     assert mount.files() == ["kept.bin"]
     assert mount.task_ids() == []
@@ -117,3 +120,22 @@ def test_r30_move_places_a_waiting_task_anywhere_in_the_line(make_mount, faultse
         assert time.monotonic() < deadline, f"started so far: {order}"
         time.sleep(0.02)
     assert order == [waiting[2], waiting[3], waiting[1], waiting[0]]
+
+
+def test_r24_r34_forget_tells_events_readers(mount, faultserver):
+    task = mount.add_one(faultserver.add("/told.bin", size=16 * KiB, seed=3))
+    mount.wait_state(task, "completed")
+    fd = os.open(mount.mp / "events", os.O_RDONLY)
+    try:
+        mount.ctl(task, "forget")
+        data = b""
+        deadline = time.monotonic() + 10
+        while not data.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            assert left > 0, f"no whole line in 10 s: {data!r}"
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                data += os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    assert re.fullmatch(rf"\d+\.\d{{3}} {task} forgotten told\.bin\n", data.decode()), data

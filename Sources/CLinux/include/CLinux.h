@@ -5,6 +5,8 @@
 #ifndef CLINUX_H
 #define CLINUX_H
 
+#include <stddef.h>
+
 /// rename(2) that fails with EEXIST instead of replacing `to`
 /// (renameat2 with RENAME_NOREPLACE). Returns 0, or -1 with errno set.
 int clinux_rename_noreplace(const char *from, const char *to);
@@ -28,5 +30,13 @@ int clinux_fallocate(int fd, long long offset, long long length);
 /// (pthread_setname_np; the kernel keeps 15 bytes). Foundation's
 /// `Thread.name` does not reach the kernel on Linux.
 void clinux_name_thread(const char *name);
+
+/// lgetxattr(2), lsetxattr(2) (flags 0: create or replace) and
+/// lremovexattr(2): Swift's Glibc module does not include <sys/xattr.h>.
+/// The `l` forms, so a symlink is never followed out of the state dir.
+/// Each returns what the call returns, with errno set on -1.
+long clinux_get_xattr(const char *path, const char *name, void *value, size_t size);
+int clinux_set_xattr(const char *path, const char *name, const void *value, size_t size);
+int clinux_remove_xattr(const char *path, const char *name);
 
 #endif

@@ -6,9 +6,9 @@ import Synchronization
 
 /// What the nodes of one mount share: the tasks as FUSE threads see them,
 /// the loop that changes them, the state dir, the mount's owner and times,
-/// the open drop-in files, the events feed, and the notifier that tells the
-/// kernel about changes (nil until the session exists, and in a mount
-/// without one).
+/// the open drop-in files, the names of the plain files the kernel holds,
+/// the events feed, and the notifier that tells the kernel about changes
+/// (nil until the session exists, and in a mount without one).
 final class NodeContext: Sendable {
     let loop: TaskLoop
     /// What `MOUNT/events` streams (R24); the loop publishes to the same one.
@@ -18,6 +18,7 @@ final class NodeContext: Sendable {
     let gid = getgid()
     let mountedAt: timespec
     let dropIns = DropInRegistry()
+    let plainNames = PlainFileNames()
     let listings: ListingTimes
     private let announcer = Mutex<KernelNotifier?>(nil)
 

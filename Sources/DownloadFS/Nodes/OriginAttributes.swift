@@ -3,11 +3,25 @@ import Foundation
 import FuseKit
 
 /// The freedesktop extended attributes of a completed file (R41), and its
-/// mtime (R40), as its data file and its `files/` entry show them.
+/// mtime (R40), as its data file and its `files/` entry show them, and as
+/// they are stored on the file itself in STATE/files (`store(on:)`).
 struct OriginAttributes {
-    let record: DownloadTask
+    static let urlName = "user.xdg.origin.url"
+    static let mimeTypeName = "user.mime_type"
+    /// Every attribute R41 gives, the only ones a plain file shows (`StoredOriginAttributes`).
+    static let allNames = [urlName, mimeTypeName]
 
-    init(_ record: DownloadTask) { self.record = record }
+    /// The URL as given (credentials and all: they are stripped when shown).
+    let url: String
+    /// The server's Content-Type, parameters and all.
+    let contentType: String?
+
+    init(url: String, contentType: String?) {
+        self.url = url
+        self.contentType = contentType
+    }
+
+    init(_ record: DownloadTask) { self.init(url: record.url, contentType: record.contentType) }
 
     /// R40: the server's Last-Modified, else the completion time.
     static func modified(_ record: DownloadTask) -> Date? {
@@ -16,14 +30,14 @@ struct OriginAttributes {
 
     /// `user.mime_type` only when the server said one.
     var names: [String] {
-        mimeType == nil ? ["user.xdg.origin.url"] : ["user.xdg.origin.url", "user.mime_type"]
+        mimeType == nil ? [Self.urlName] : Self.allNames
     }
 
     func value(_ name: String) throws(Errno) -> [UInt8] {
         switch name {
-        case "user.xdg.origin.url":
-            return Array(URLNormalizer.strippingCredentials(record.url).utf8)
-        case "user.mime_type":
+        case Self.urlName:
+            return Array(URLNormalizer.strippingCredentials(url).utf8)
+        case Self.mimeTypeName:
             guard let mimeType else { throw .noAttribute }
             return Array(mimeType.utf8)
         default:
@@ -31,9 +45,20 @@ struct OriginAttributes {
         }
     }
 
+    /// Writes these attributes onto the file at `path` (R41, R42), so it
+    /// carries them when nothing is mounted and once its task is forgotten
+    /// (R34). `user.mime_type` is removed when the server gave none (the
+    /// file may hold one from an earlier attempt). Returns the first
+    /// failure, nil when both are in place: ENOTSUP where the filesystem
+    /// takes no user attributes, E2BIG or ENOSPC for a URL too long for it.
+    /// Callers keep the file either way.
+    func store(on path: String) -> Errno? {
+        StoredOriginAttributes(path: path).store(self)
+    }
+
     /// The Content-Type without its parameters (`; charset=…`).
     private var mimeType: String? {
-        guard let type = record.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces),
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces),
               !type.isEmpty else { return nil }
         return type
     }
