@@ -7,11 +7,13 @@ import Foundation
 /// Columns are ID, STATE, PROGRESS, SPEED and ETA, each as wide as the
 /// longest value it can hold (the ID column as the highest id), so every
 /// row lines up without looking at the others first; NAME is last and
-/// unpadded, since names vary most. An ETA over 999 hours widens its own row.
+/// unpadded, since names vary most. An ETA of 100 hours or more widens its
+/// own row: 6 columns keep a row with a progress bar within 80 columns
+/// (`downloadfs status`).
 public struct StatusTable: Sendable {
     private static let headers = ["ID", "STATE", "PROGRESS", "SPEED", "ETA", "NAME"]
-    /// "downloading", "PROGRESS", "1023.9 KiB/s", "999h59m".
-    private static let fixedWidths = [11, 8, 12, 7]
+    /// "downloading", "PROGRESS", "1023.9 KiB/s", "99h59m".
+    private static let fixedWidths = [11, 8, 12, 6]
 
     private let widths: [Int]
     private var totals = StatusTotals()

@@ -313,28 +313,49 @@ final class TaskIndexTests: XCTestCase {
         XCTAssertEqual(index.firstInLine(10).count, 10)
     }
 
-    /// The published copy answers by id and name, and carries none of the
-    /// loop's URL and scheduling indexes, before or after later changes.
-    func test_aCopyForLookupsFindsTasksByIDAndNameOnly() {
+    /// The snapshot FUSE threads read: tasks by id and completed ones by
+    /// name, as they were when it was taken, whatever the index does after.
+    func test_aSnapshotKeepsWhatItWasGiven() {
         var index = TaskIndex()
         index.put(task(1))
-        index.put(task(2, state: .downloading))
-        var copy = index.forLookups
-        copy.put(task(3, name: "three"))
-        var renamed = task(1, name: "one")
+        var done = task(2, name: "two.bin")
+        done.state = .completed
+        index.put(done)
+        let snapshot = index.snapshot
+        index.put(task(3, name: "three"))
+        var renamed = task(2, name: "renamed.bin")
         renamed.state = .completed
-        copy.put(renamed)
-        XCTAssertFalse(copy.schedules)
-        XCTAssertEqual(copy.sortedIDs, [1, 2, 3])
-        XCTAssertEqual(copy.task(named: "three")?.id, 3)
-        XCTAssertEqual(copy.task(named: "one")?.state, .completed)
-        XCTAssertFalse(copy.isNameTaken("file-1"))
-        XCTAssertEqual(sets(copy), [[], [], []])
-        XCTAssertNil(copy.id(forURL: "https://example.org/3"))
-        XCTAssertEqual(copy.firstInLine(5), [])
-        // The loop's own index is untouched by the copy's changes.
-        XCTAssertEqual(index.sortedIDs, [1, 2])
-        XCTAssertEqual(index.firstInLine(5).map(\.id), [1])
-        XCTAssertEqual(index.id(forURL: "https://example.org/2"), 2)
+        index.put(renamed)
+        index.remove(1)
+        XCTAssertEqual(snapshot.tasks.keys, [1, 2])
+        XCTAssertEqual(snapshot.completed(named: "two.bin")?.id, 2)
+        XCTAssertNil(snapshot.completed(named: "renamed.bin"))
+        XCTAssertNil(snapshot.completed(named: "file-1"), "only completed tasks are found by name")
+        XCTAssertEqual(index.snapshot.tasks.keys, [2, 3])
+        XCTAssertEqual(index.snapshot.completed(named: "renamed.bin")?.id, 2)
+        XCTAssertNil(index.snapshot.completed(named: "two.bin"))
+    }
+
+    /// Chunks are shared between copies and copied only when changed.
+    func test_chunkedMapCopiesOnlyWhatChanges() {
+        var map = ChunkedMap<Int64, Int>()
+        for id in Int64(1)...2000 { map.updateValue(Int(id), forKey: id) }
+        let copy = map
+        map.updateValue(-1, forKey: 700)
+        map.removeValue(forKey: 1500)
+        map.updateValue(9, forKey: 5000)
+        XCTAssertEqual(copy[700], 700)
+        XCTAssertEqual(copy[1500], 1500)
+        XCTAssertNil(copy[5000])
+        XCTAssertEqual(copy.count, 2000)
+        XCTAssertEqual(map[700], -1)
+        XCTAssertNil(map[1500])
+        XCTAssertEqual(map.count, 2000)
+        XCTAssertEqual(map.keys, Array(1...1499) + Array(1501...2000) + [5000])
+        let (first, next) = map.entries(from: 255, limit: 3)
+        XCTAssertEqual(first.map(\.key), [255, 256, 257])
+        XCTAssertEqual(next, 258)
+        XCTAssertEqual(map.entries(from: 4999, limit: 10).entries.map(\.key), [5000])
+        XCTAssertNil(map.entries(from: 4999, limit: 10).next)
     }
 }

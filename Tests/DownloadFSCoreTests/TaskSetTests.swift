@@ -54,7 +54,13 @@ final class TaskSetTests: XCTestCase {
 
         func state(_ id: Int64) -> TaskState? { self.set.tasks[id]?.state }
 
-        var downloading: [Int64] { self.set.tasks.tasks.values.filter { $0.state == .downloading }.map(\.taskID).sorted() }
+        var all: [DownloadTask] {
+            var out: [DownloadTask] = []
+            self.set.tasks.forEach { out.append($0) }
+            return out
+        }
+
+        var downloading: [Int64] { all.filter { $0.state == .downloading }.map(\.taskID) }
 
         /// Plays the engine and the worker until task `id` is completed.
         mutating func complete(_ id: Int64, bytes: Int64 = 10) {
@@ -145,7 +151,7 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.control(1, .move(100)), .done)
         XCTAssertEqual(h.control(5, .move(0)), .done)
         h.global(.maxActive(6))
-        let order = h.set.tasks.tasks.values.sorted { ($0.position, $0.taskID) < ($1.position, $1.taskID) }.map(\.taskID)
+        let order = h.all.sorted { ($0.position, $0.taskID) < ($1.position, $1.taskID) }.map(\.taskID)
         XCTAssertEqual(order, [5, 2, 6, 3, 4, 1])
     }
 
@@ -293,7 +299,7 @@ final class TaskSetTests: XCTestCase {
                 default: h.run(.remove(pick, token: h.nextToken()))
                 }
                 // A task on its way out (a stop not yet settled) still holds its slot.
-                let downloading = h.set.tasks.tasks.values.filter { $0.state.isRunning && !SchedulableTask($0).leaving }
+                let downloading = h.all.filter { $0.state.isRunning && !SchedulableTask($0).leaving }
                 let seedText = "seed \(seed): " + downloading.map { "\($0.taskID) \($0.state) stopping \(String(describing: $0.stopping)) transferring \($0.transferring)" }.joined(separator: "; ")
                 XCTAssertLessThanOrEqual(downloading.count, maxActive, seedText)
                 if !userMoved {

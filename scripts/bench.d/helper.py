@@ -388,12 +388,25 @@ def cat(target, source, mnt=None):
     return 0
 
 
+def table(mnt):
+    """Prints the seconds until the first line of MNT/status arrives and until all of it has."""
+    began = time.monotonic()
+    with open(os.path.join(mnt, "status"), "rb", buffering=0) as handle:
+        handle.read(4096)
+        first = time.monotonic() - began
+        while handle.read(1 << 20):
+            pass
+    print(f"{first:.4f} {time.monotonic() - began:.3f}")
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "add":
         add(argv[2], argv[3])
         return 0
     if len(argv) == 6 and argv[1] == "fill":
         return fill(argv[2], argv[3], int(argv[4]), float(argv[5]))
+    if len(argv) == 3 and argv[1] == "table":
+        return table(argv[2])
     if len(argv) == 5 and argv[1] == "syncmove":
         return syncmove(argv[2], argv[3], int(argv[4]))
     if len(argv) == 5 and argv[1] == "latency":
