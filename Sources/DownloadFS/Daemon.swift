@@ -98,7 +98,7 @@ public enum Daemon {
         }
 
         let trust = TLSTrust(caCertificate: configuration.caCertificate, environment: ProcessInfo.processInfo.environment)
-        let engine = Engine(delegate: controller, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+        let engine = Engine(delegate: controller.client, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                             trust: trust)
         controller.attach(engine)
         engine.run()

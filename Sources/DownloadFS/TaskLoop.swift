@@ -7,7 +7,8 @@ import Glibc
 
 /// The daemon's one owner of tasks: a serial loop on its own thread.
 ///
-/// FUSE threads, the engine and the workers only send it messages (`send`);
+/// FUSE threads, the engine and the workers only send it messages through
+/// its `LoopClient`;
 /// each turn it takes every message that came, hands each to the pure
 /// `TaskSet`, which decides everything, commits what the turn changed to the
 /// catalog in one transaction (group commit) — or, when that fails, has the
@@ -18,9 +19,7 @@ import Glibc
 /// A thread rather than an actor: a turn blocks on SQLite's commit, which
 /// must not hold one of the cooperative pool's two threads, and a thread's
 /// condition wakes within microseconds.
-final class TaskLoop: EngineDelegate, @unchecked Sendable {
-    typealias Answer = (Result<TaskSetReply, CatalogError>) -> Void
-
+final class TaskLoop: @unchecked Sendable {
     let state: StateDirectory
     let catalog: Catalog
     let table = TaskTable()
@@ -29,21 +28,16 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
     /// Called with each turn's committed changes (R24); set once, before the
     /// loop starts; it must not block.
     var onChanges: (@Sendable ([TaskChange]) -> Void)?
+    /// Where requests and reports come in.
+    let client = LoopClient()
     private let configuration: DaemonConfiguration
     private var effects: TaskEffects!
-
-    private let inbox = Inbox<LoopMessage>()
-    private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     // MARK: loop thread only
 
     private var set: TaskSet
-    /// Writers waiting for their request's reply, by token.
-    private var answers: [UInt64: Answer] = [:]
-    private var nextToken: UInt64 = 1
-    /// Tokens of this turn's user requests (answered with the error if undone).
-    private var requestTokens: [UInt64] = []
+    private var replies = PendingReplies()
     /// Tasks changed by reports whose batch could not be committed: saved
     /// with the next batch.
     private var unsaved: Set<Int64> = []
@@ -58,7 +52,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
                       globalSplit: configuration.split, seed: UInt64.random(in: .min ... .max),
                       isFileNameOnDisk: { access(state.file($0), F_OK) == 0 })
         effects = TaskEffects(state: state, table: table, waits: waits, log: log, onComplete: configuration.onComplete,
-                              report: { [unowned self] id, event in send(.event(id, event)) })
+                              report: { [client] id, event in client.send(.event(id, event)) })
     }
 
     /// Told what FUSE threads saw of a task before and after each change
@@ -89,105 +83,25 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
 
     /// Starts the loop thread; called once the mount is up and the engine runs.
     func begin() {
-        log.deliver { [self] in wakeUp.signal() }
+        log.deliver { [client] in client.wakeUp.signal() }
         let thread = Thread { [self] in
             clinux_name_thread("downloadfs-loop")
             while true {
-                _ = wakeUp.wait(timeout: .now() + 0.25)
-                if turn(inbox.takeAll()) { break }
+                _ = client.wakeUp.wait(timeout: .now() + 0.25)
+                if turn(client.takeAll()) { break }
             }
             finished.signal()
         }
         thread.start()
-        wakeUp.signal()
+        client.wakeUp.signal()
     }
 
     /// Stops every transfer, flushed and committed, then the loop (R3).
     func shutdown() {
         let reply = LoopReply<Void, Never>()
-        send(.shutdown(reply))
+        client.send(.shutdown(reply))
         reply.wait()
         finished.wait()
-    }
-
-    // MARK: - requests from FUSE threads (block until committed)
-
-    /// Adds tasks (R10, R13); one id per entry, the existing task's for a URL already known.
-    func add(_ entries: [InputEntry]) throws(CatalogError) -> [Int64] {
-        guard !entries.isEmpty else { return [] }
-        let reply = LoopReply<[Int64], CatalogError>()
-        send(.add(entries, reply))
-        return try reply.wait()
-    }
-
-    /// A command written to `queue/<id>/ctl` (R30).
-    func control(_ id: Int64, _ command: ControlCommand) throws(ControlCommandError) {
-        let reply = LoopReply<Void, ControlCommandError>()
-        send(.control(id, command, reply))
-        try reply.wait()
-    }
-
-    /// A command written to the root `ctl` (R31).
-    func controlGlobal(_ command: ControlCommand) throws(ControlCommandError) {
-        let reply = LoopReply<Void, ControlCommandError>()
-        send(.controlGlobal(command, reply))
-        try reply.wait()
-    }
-
-    /// Cancels and forgets a task (R32).
-    func remove(_ id: Int64) throws(CatalogError) {
-        let reply = LoopReply<Void, CatalogError>()
-        send(.remove(id, reply))
-        try reply.wait()
-    }
-
-    /// `mv` inside files/ (R40).
-    func rename(_ id: Int64, to newName: String) throws(RenameError) {
-        let reply = LoopReply<Void, RenameError>()
-        send(.rename(id, newName, reply))
-        try reply.wait()
-    }
-
-    /// `mv` inside files/ of a file no task has (R34).
-    func renameFile(_ name: String, to newName: String) throws(RenameError) {
-        let reply = LoopReply<Void, RenameError>()
-        send(.renameFile(name, newName, reply))
-        try reply.wait()
-    }
-
-    /// A reader waits for `range` of task `id` (R23): `reader` is told when
-    /// the bytes are written (or will not come), `parked` gets the token an
-    /// interrupted reader cancels with; the task fetches the range first.
-    /// A nil range waits for the task to tell its readers (completed, failed).
-    func awaitBytes(_ id: Int64, _ range: Range<Int64>?, reader: @escaping LiveProgress.Reader,
-                    parked: @escaping @Sendable (LiveProgress, UInt64) -> Void) {
-        send(.read(id, range, reader, parked))
-    }
-
-    func send(_ message: LoopMessage) {
-        if inbox.put(message) { wakeUp.signal() }
-    }
-
-    // MARK: - engine reports (engine thread, checkpointer): hand off only
-
-    func transferStarted(_ id: Int64, serial: UInt64, response: ResponseSummary, decision: ResumeDecision) {
-        send(.event(id, .responded(serial: serial, response: response, decision: decision, name: nil)))
-    }
-
-    func transferCheckpointed(_ id: Int64, serial: UInt64, ranges: ByteRanges) {
-        send(.event(id, .checkpointed(serial: serial, ranges: ranges)))
-    }
-
-    func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome) {
-        send(.event(id, .finished(serial: serial, outcome: outcome)))
-    }
-
-    func transferDroppedMirror(_ id: Int64, serial: UInt64, url: String, reason: String) {
-        send(.event(id, .mirrorDropped(serial: serial, url: url, reason: reason)))
-    }
-
-    func transferNoted(_ id: Int64, serial: UInt64, line: String) {
-        send(.event(id, .noted(serial: serial, line: line)))
     }
 
     // MARK: - the loop
@@ -212,13 +126,13 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
             case .shutdown(let reply):
                 shutdownReply = reply
             default:
-                if let request = file(message) {
+                if let request = replies.file(message) {
                     var own = TaskSetTurn()
                     set.handle(request, now: now, monotonic: clock, into: &own)
                     // `mv`: the file is renamed before the change is committed.
                     if let code = effects.rename(own.renames) {
                         set.undo(own)
-                        for (token, _) in own.replies { answer(token, .success(.renameRefused(.io(code)))) }
+                        for (token, _) in own.replies { replies.answer(token, .success(.renameRefused(.io(code)))) }
                     } else {
                         requests.absorb(own)
                     }
@@ -234,62 +148,6 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         stopEverything()
         shutdownReply.answer(.success(()))
         return true
-    }
-
-    /// The task set's request for a user's message, its reply filed by token.
-    private func file(_ message: LoopMessage) -> TaskSetRequest? {
-        let token = nextToken
-        nextToken += 1
-        requestTokens.append(token)
-        switch message {
-        case .add(let entries, let reply):
-            answers[token] = { result in
-                reply.answer(result.map { if case .ids(let ids) = $0 { ids } else { [] } })
-            }
-            return .add(entries, token: token)
-        case .control(let id, let command, let reply):
-            answers[token] = Self.controlAnswer(reply)
-            return .control(id, command, token: token)
-        case .controlGlobal(let command, let reply):
-            answers[token] = Self.controlAnswer(reply)
-            return .controlGlobal(command, token: token)
-        case .remove(let id, let reply):
-            answers[token] = { result in reply.answer(result.map { _ in () }) }
-            return .remove(id, token: token)
-        case .rename(let id, let name, let reply):
-            answers[token] = Self.renameAnswer(reply)
-            return .rename(id, to: name, token: token)
-        case .renameFile(let name, let newName, let reply):
-            answers[token] = Self.renameAnswer(reply)
-            return .renameFile(name, to: newName, token: token)
-        case .event, .read, .shutdown:
-            requestTokens.removeLast()
-            return nil
-        }
-    }
-
-    private static func controlAnswer(_ reply: LoopReply<Void, ControlCommandError>) -> Answer {
-        { result in
-            switch result {
-            case .success(.refused(let why)): reply.answer(.failure(ControlCommandError(why)))
-            case .success: reply.answer(.success(()))
-            case .failure(let error): reply.answer(.failure(ControlCommandError(error.message)))
-            }
-        }
-    }
-
-    private static func renameAnswer(_ reply: LoopReply<Void, RenameError>) -> Answer {
-        { result in
-            switch result {
-            case .success(.renameRefused(let error)): reply.answer(.failure(error))
-            case .success: reply.answer(.success(()))
-            case .failure: reply.answer(.failure(.io(EIO)))
-            }
-        }
-    }
-
-    private func answer(_ token: UInt64, _ result: Result<TaskSetReply, CatalogError>) {
-        answers.removeValue(forKey: token)?(result)
     }
 
     /// Commits the turn; then shows its tasks, carries out its effects and
@@ -320,12 +178,11 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
                 }
                 set.undo(turn)
                 effects.renameBack(turn.renames)
-                for token in requestTokens { answer(token, .failure(error)) }
-                requestTokens = []
+                replies.failTurn(error)
                 return
             }
         }
-        if undoable { requestTokens = [] }
+        if undoable { replies.endTurn() }
         carryOut(turn, records)
     }
 
@@ -339,7 +196,7 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         for (id, effect, task) in turn.effects { effects.carryOut(effect, id: id, task: task, in: set) }
         effects.tellEngine(turn)
         if !turn.changes.isEmpty { onChanges?(turn.changes) }
-        for (token, reply) in turn.replies { answer(token, .success(reply)) }
+        for (token, reply) in turn.replies { replies.answer(token, .success(reply)) }
     }
 
     /// At shutdown: every transfer stopped and flushed, the workers done,
@@ -349,12 +206,12 @@ final class TaskLoop: EngineDelegate, @unchecked Sendable {
         var reports = TaskSetTurn()
         set.handle(.shutdown, now: now, monotonic: clock, into: &reports)
         effects.stopTransfers()
-        let messages = inbox.takeAll()
+        let messages = client.takeAll()
         for case .event(let id, let event) in messages {
             set.handle(.report(id, event), now: now, monotonic: clock, into: &reports)
         }
         commit(&reports, undoable: false)
-        for token in set.heldTokens { answer(token, .success(.done)) }
+        for token in set.heldTokens { replies.answer(token, .success(.done)) }
         effects.releaseReaders()
         for message in messages {
             switch message {

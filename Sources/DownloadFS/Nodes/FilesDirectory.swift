@@ -84,7 +84,7 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory {
     func unlink(_ name: String) throws(Errno) {
         switch try find(name) {
         case .task(let entry):
-            do { try context.loop.remove(entry.id) } catch { throw .io }
+            do { try context.loop.client.remove(entry.id) } catch { throw .io }
         case .plain(let file):
             try file.remove()
         }
@@ -94,7 +94,7 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory {
         guard target is FilesDirectory else { throw .crossDevice }
         switch try find(name) {
         case .task(let entry):
-            do { try context.loop.rename(entry.id, to: newName) } catch {
+            do { try context.loop.client.rename(entry.id, to: newName) } catch {
                 switch error {
                 case .missing: throw .noEntry
                 case .badName: throw .invalid

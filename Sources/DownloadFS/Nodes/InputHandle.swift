@@ -26,7 +26,7 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
     private var source: String { dropIn.map { "queue/\($0.name)" } ?? "queue/new" }
 
     private func add(_ entries: [InputEntry]) throws(CatalogError) -> [Int64] {
-        try context.loop.add(entries)
+        try context.loop.client.add(entries)
     }
 
     /// R12: the ids added (or matched, R13) so far, one per line. Reading

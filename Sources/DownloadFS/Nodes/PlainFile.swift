@@ -96,7 +96,7 @@ struct PlainFile: OpenableNode, ExtendedAttributesNode, KernelReferencedNode {
     func rename(to newName: String) throws(Errno) {
         let current = try located().name
         if newName == current { return }
-        do { try context.loop.renameFile(current, to: newName) } catch {
+        do { try context.loop.client.renameFile(current, to: newName) } catch {
             switch error {
             case .missing: throw .noEntry
             case .badName: throw .invalid

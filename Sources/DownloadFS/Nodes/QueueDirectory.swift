@@ -42,7 +42,7 @@ struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, Cre
         guard let id = taskID(name), context.table.entry(id) != nil else {
             throw name == "new" ? .notDirectory : .noEntry
         }
-        do { try context.loop.remove(id) } catch { throw .io }
+        do { try context.loop.client.remove(id) } catch { throw .io }
     }
 
     /// R14: any other new file in `queue/` is a one-shot `queue/new`.

@@ -11,7 +11,7 @@ final class RootControlHandle: FileWriter {
         let text = String(decoding: data, as: UTF8.self)
         do throws(ControlCommandError) {
             switch ControlCommand.parseGlobal(text) {
-            case .success(let command): try context.loop.controlGlobal(command)
+            case .success(let command): try context.loop.client.controlGlobal(command)
             case .failure(let error): throw error
             }
         } catch {

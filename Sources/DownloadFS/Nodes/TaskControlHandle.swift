@@ -16,7 +16,7 @@ final class TaskControlHandle: FileWriter {
         let text = String(decoding: data, as: UTF8.self)
         do throws(ControlCommandError) {
             switch ControlCommand.parseTask(text) {
-            case .success(let command): try context.loop.control(id, command)
+            case .success(let command): try context.loop.client.control(id, command)
             case .failure(let error): throw error
             }
         } catch {

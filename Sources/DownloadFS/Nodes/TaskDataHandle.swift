@@ -89,7 +89,7 @@ final class TaskDataHandle: FileReader, FileReleaser {
     /// its readers), then reads again; EIO if the bytes will not come,
     /// EINTR if the reader is interrupted first.
     private func park(_ range: Range<Int64>?, size: Int, offset: Int64, reply: ReadReply) {
-        context.loop.awaitBytes(id, range, reader: { [self] outcome in
+        context.loop.client.awaitBytes(id, range, reader: { [self] outcome in
             switch outcome {
             case .ready: read(size: size, offset: offset, reply: reply)
             case .failed: reply.error(.io)
