@@ -83,6 +83,10 @@ final class LoopClient: EngineDelegate, Sendable {
         send(.event(id, .checkpointed(serial: serial, ranges: ranges)))
     }
 
+    func transferSyncing(_ id: Int64, serial: UInt64) {
+        send(.event(id, .syncing(serial: serial)))
+    }
+
     func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome) {
         send(.event(id, .finished(serial: serial, outcome: outcome)))
     }

@@ -88,11 +88,9 @@ public struct DownloadTask: Sendable, Equatable {
 
     /// The current transfer attempt; reports from older ones are ignored.
     public var serial: UInt64 = 0
-    /// Whether attempt `serial` has a transfer the engine has not reported
-    /// finished yet (a stop can only be waited for while this holds).
-    public var transferring = false
-    /// A stop asked of the running transfer, carried out when it reports.
-    public var stopping: StopReason?
+    /// What attempt `serial` is doing now: the one place the machine keeps
+    /// it (`transferring` and `stopping` are read from it).
+    public var phase: AttemptPhase = .idle
     /// Monotonic time the task last started downloading (preemption order, R30/R31).
     public var startedAt: Double?
     /// The attempt fetching only what readers ask for while the task is
@@ -148,9 +146,15 @@ public struct DownloadTask: Sendable, Equatable {
     /// The id of a stored task (tasks are only handed out after insert).
     public var taskID: Int64 { id ?? 0 }
 
-    /// Its whole file is being moved into STATE/files (R43): `downloading`
-    /// with no transfer and no stop under way.
-    public var isMovingIntoFiles: Bool { state == .downloading && !transferring && stopping == nil && reading == nil }
+    /// Attempt `serial` has a transfer the engine has not reported finished
+    /// yet (fetching, stopping or syncing): a stop can be waited for.
+    public var transferring: Bool { phase.hasTransfer }
+
+    /// A stop asked of the running transfer, carried out when it reports.
+    public var stopping: StopReason? { phase.stop }
+
+    /// Its whole file is being moved into STATE/files (R43).
+    public var isMovingIntoFiles: Bool { phase == .movingIn }
 
     /// What a resumed request builds on (R52).
     public var stored: StoredProgress {
@@ -167,8 +171,7 @@ public struct DownloadTask: Sendable, Equatable {
 
     private mutating func clearRuntime() {
         serial = 0
-        transferring = false
-        stopping = nil
+        phase = .idle
         startedAt = nil
         reading = nil
     }

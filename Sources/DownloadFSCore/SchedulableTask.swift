@@ -21,6 +21,6 @@ public struct SchedulableTask: Sendable, Equatable {
 
     public init(_ task: DownloadTask) {
         self.init(id: task.taskID, state: task.state, position: task.position, startedAt: task.startedAt,
-                  leaving: task.stopping != nil || (task.state == .downloading && !task.transferring))
+                  leaving: task.state.isRunning && task.phase.isLeaving)
     }
 }

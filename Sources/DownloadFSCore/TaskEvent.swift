@@ -41,6 +41,9 @@ public enum TaskEvent: Sendable, Equatable {
     /// `ranges` are on disk (fdatasync'ed): they may be committed (R51).
     /// Everything the task holds, not only what this attempt added.
     case checkpointed(serial: UInt64, ranges: ByteRanges)
+    /// Every byte of the file is in; the engine makes it durable (R51) and
+    /// then reports the attempt `finished`.
+    case syncing(serial: UInt64)
     case finished(serial: UInt64, outcome: TransferOutcome)
     /// The engine gave up on one of the task's URLs (R19: a 4xx, another
     /// total, another strong ETag than the first answer); `reason` says which.

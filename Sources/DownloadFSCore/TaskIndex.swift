@@ -62,7 +62,7 @@ public struct TaskIndex: Sendable {
             indexNameAndURL(task)
         }
         if (old.state != task.state || old.position != task.position || old.startedAt != task.startedAt
-            || old.stopping != task.stopping || old.transferring != task.transferring) {
+            || old.phase != task.phase) {
             unindexState(old)
             indexState(task, wasWaitingAt: old.state == .queued ? old.position : nil)
         }

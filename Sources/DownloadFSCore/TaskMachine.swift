@@ -57,6 +57,8 @@ public struct TaskMachine: Sendable {
                 throw TaskMachineError("cannot send a \(task.state.rawValue) task back to the waiting line")
             }
             try move(&step, to: .queued, log: line)
+            // Its transfer stays the attempt's until the engine reports the
+            // stop, with the count it reached (R51).
             if task.transferring { step.effects.append(.stopTransfer(serial: task.serial)) }
         case .backoffOver:
             guard task.state == .retrying else { throw TaskMachineError("task \(task.taskID) is not waiting to retry") }
@@ -67,6 +69,9 @@ public struct TaskMachine: Sendable {
         case .responded(let serial, let response, let decision, let name):
             guard isCurrent(task, serial) else { return step }
             responded(&step, response: response, decision: decision, name: name)
+        case .syncing(let serial):
+            guard isCurrent(task, serial), task.phase == .transferring else { return step }
+            step.task.phase = .syncing
         case .checkpointed(let serial, let ranges):
             guard isCurrent(task, serial) || task.reading == serial else { return step }
             step.task.ranges = ranges
@@ -82,13 +87,13 @@ public struct TaskMachine: Sendable {
         case .finished(let serial, let outcome):
             if task.reading == serial { readingEnded(&step, outcome: outcome) }
             guard isCurrent(task, serial) else { return step }
-            step.task.transferring = false
             try finished(&step, outcome: outcome, now: now, jitter: jitter)
         case .verified(let serial, let result):
             guard task.serial == serial, task.state == .verifying else { return step }
             try verified(&step, result: result)
         case .finalized(let serial, let result):
-            guard task.serial == serial, task.state.isRunning, !task.transferring else { return step }
+            guard task.serial == serial, task.phase == .movingIn else { return step }
+            step.task.phase = .idle
             try finalized(&step, result: result, now: now)
         case .reconcile(let disk):
             reconcile(&step, disk: disk, now: now)
@@ -125,7 +130,7 @@ public struct TaskMachine: Sendable {
             // reported its final count (R30, R51): see `finished`.
             guard task.stopping != .pause else { return }
             if task.stopping == nil { step.effects.append(.stopTransfer(serial: task.serial)) }
-            step.task.stopping = .pause
+            step.task.phase = .stopping(.pause)
         case .downloading:
             throw TaskMachineError("cannot pause task \(task.taskID): its download is complete and being moved into files/")
         case .verifying, .completed, .failed:
@@ -142,7 +147,7 @@ public struct TaskMachine: Sendable {
             try move(&step, to: .queued, log: line)
             if wasFailed { retryDroppedMirrors(&step) }
         case .downloading where step.task.stopping == .pause:
-            step.task.stopping = .requeue
+            step.task.phase = .stopping(.requeue)
         case .queued, .downloading, .retrying, .verifying:
             return
         case .completed:
@@ -196,10 +201,9 @@ public struct TaskMachine: Sendable {
         step.task.retryAt = nil
         if task.failuresWithoutData == 0 { step.task.error = nil }
         step.task.serial = serial
-        step.task.transferring = true
+        step.task.phase = .transferring
         // The engine's start replaces a reading attempt; it serves the readers now.
         step.task.reading = nil
-        step.task.stopping = nil
         step.task.startedAt = at
         if task.downloaded > 0 {
             step.log.append(TransferProtocol(url: task.url).resuming(
@@ -286,7 +290,7 @@ public struct TaskMachine: Sendable {
     private func finished(_ step: inout TaskTransition, outcome: TransferOutcome, now: Date,
                           jitter: Double) throws(TaskMachineError) {
         let stopping = step.task.stopping
-        step.task.stopping = nil
+        step.task.phase = .idle
         switch outcome {
         case .stopped(let ranges):
             step.task.ranges = ranges
@@ -322,6 +326,7 @@ public struct TaskMachine: Sendable {
                 try move(&step, to: .verifying, log: "verifying \(checksum.algorithm.rawValue)")
                 step.effects.append(.verify(serial: step.task.serial, checksum: checksum))
             } else {
+                step.task.phase = .movingIn
                 step.effects.append(.finalize(serial: step.task.serial, name: step.task.name))
             }
         case .failed(let failure, let ranges, let receivedData):
@@ -372,6 +377,7 @@ public struct TaskMachine: Sendable {
         switch result {
         case .matched:
             step.log.append("\(checksum.algorithm.rawValue) verified")
+            step.task.phase = .movingIn
             step.effects.append(.finalize(serial: step.task.serial, name: step.task.name))
         case .mismatched(let actual):
             step.task.downloaded = 0

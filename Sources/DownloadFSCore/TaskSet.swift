@@ -311,10 +311,10 @@ public struct TaskSet: Sendable {
             books.splitsChanged.formUnion(tasks.running)
             note("split set to \(n) connections per task")
         case .pauseAll:
-            // Every in-flight task but one being verified or moved into
-            // files/ (its data is whole).
+            // Every in-flight task but one whose data is whole (being
+            // verified, synced or moved into files/).
             for task in tasks.inFlight where task.state != .verifying {
-                if task.state == .downloading && !task.transferring { continue }
+                if task.phase == .syncing || task.phase == .movingIn { continue }
                 apply(.pause(log: "paused (pause-all)"), to: task.taskID, now: now, &turn)
                 stopping.append(task.taskID)
             }

@@ -13,6 +13,8 @@ public protocol EngineDelegate: AnyObject, Sendable {
     func transferStarted(_ id: Int64, serial: UInt64, response: ResponseSummary, decision: ResumeDecision)
     /// `ranges` (all the task holds) are flushed to disk (R51): they may be committed.
     func transferCheckpointed(_ id: Int64, serial: UInt64, ranges: ByteRanges)
+    /// Every byte is in; the final flush (R51) comes next, then `transferFinished`.
+    func transferSyncing(_ id: Int64, serial: UInt64)
     func transferFinished(_ id: Int64, serial: UInt64, outcome: TransferOutcome)
     /// Mirror `url` of the task failed for good (R19: 4xx, another total,
     /// another strong ETag than the first answer) and is no longer used;

@@ -715,6 +715,7 @@ final class TaskDownload {
                 + "\(Units.bytes(attempt.handedOver)) to faster ones; \(Units.bytes(discarded)) received past "
                 + "where connections were told to stop was thrown away")
         }
+        if case .completed = outcome { delegate.transferSyncing(id, serial: serial) }
         lane.sync(fd) { err in
             var outcome = outcome
             // Any failed sync of this attempt, this one or an earlier

@@ -44,8 +44,7 @@ final class CatalogRoundTripTests: XCTestCase {
         task.retryAt = Date(timeIntervalSince1970: 1_800_000_200.75)
         task.droppedMirrors = ["ftp://user:pw@ftp.example.org/pub/ü.iso", "https://user:secret@Example.org:443/a%20b/ü.iso?x=1&y=2#frag"]
         task.serial = 9
-        task.transferring = true
-        task.stopping = .pause
+        task.phase = .stopping(.pause)
         task.startedAt = 123.5
         return task
     }

@@ -104,9 +104,10 @@ final class TaskDataHandle: FileReader, FileReleaser {
     private func serve(_ range: Range<Int64>, of entry: TaskEntry, generation: UInt64, size: Int, reply: ReadReply) {
         let fd = descriptor(for: entry, generation: generation)
         guard fd >= 0 else {
-            // Every byte is here and the file is being moved into files/:
-            // read it there once the task shows completed.
-            if errno == ENOENT, entry.record.state == .downloading || entry.record.state == .verifying {
+            // Every byte is here and the file is being moved into files/
+            // (published before the move starts): read it there once the
+            // task shows completed.
+            if let now = context.table.entry(id)?.record, now.isMovingIntoFiles || now.state == .completed {
                 return park(nil, size: size, offset: range.lowerBound, reply: reply)
             }
             reply.error(.io)
