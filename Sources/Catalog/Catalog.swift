@@ -72,6 +72,11 @@ public final class Catalog: Sendable {
     }
 
     /// Calls `body` with each task, lowest id first, one row at a time.
+    /// How many tasks the catalog holds.
+    public func taskCount() throws(CatalogError) -> Int {
+        do { return try pool.read { try DownloadTask.fetchCount($0) } } catch { throw CatalogError("count tasks", error) }
+    }
+
     public func forEachTask(_ body: (DownloadTask) throws -> Void) throws(CatalogError) {
         do {
             try pool.read { db in

@@ -17,6 +17,7 @@ struct StoredTasks {
         var batch = CatalogBatch()
         let now = Date()
         do {
+            set.reserveCapacity(try catalog.taskCount())
             // Row by row: 100,000 tasks never sit in memory twice.
             try catalog.forEachTask { task in
                 let step = set.load(task, disk: dataOnDisk(task), now: now)

@@ -38,6 +38,13 @@ public struct TaskIndex: Sendable {
 
     public subscript(id: Int64) -> DownloadTask? { store[id] }
 
+    /// Room for `count` tasks in the indexes, before a mount loads them: a
+    /// million puts otherwise rehash the name and URL tables some twenty times.
+    public mutating func reserveCapacity(_ count: Int) {
+        names.reserveCapacity(count)
+        urls.reserveCapacity(count)
+    }
+
     public var count: Int { store.count }
 
     /// Every task, lowest id first.
@@ -85,13 +92,17 @@ public struct TaskIndex: Sendable {
         names[task.name] = id
         if task.state == .completed { completedNames.updateValue(id, forKey: task.name) }
         guard task.state != .failed else { return }
-        for key in task.normalizedURLs {
-            if let other = urls[key], other != id {
-                sharedURLs[key, default: []].formUnion([other, id])
-                urls[key] = min(other, id)
-            } else {
-                urls[key] = id
-            }
+        // Most tasks have one URL: indexed without making an array of it.
+        guard task.options.mirrors?.isEmpty == false else { return indexURL(task.normalizedURL, id) }
+        for key in task.normalizedURLs { indexURL(key, id) }
+    }
+
+    private mutating func indexURL(_ key: String, _ id: Int64) {
+        if let other = urls[key], other != id {
+            sharedURLs[key, default: []].formUnion([other, id])
+            urls[key] = min(other, id)
+        } else {
+            urls[key] = id
         }
     }
 
@@ -99,14 +110,17 @@ public struct TaskIndex: Sendable {
         let id = old.taskID
         if names[old.name] == id { names[old.name] = nil }
         if old.state == .completed, completedNames[old.name] == id { completedNames.removeValue(forKey: old.name) }
-        for key in old.normalizedURLs {
-            if var shared = sharedURLs[key] {
-                shared.remove(id)
-                urls[key] = shared.min()
-                sharedURLs[key] = shared.count > 1 ? shared : nil
-            } else if urls[key] == id {
-                urls[key] = nil
-            }
+        guard old.options.mirrors?.isEmpty == false else { return unindexURL(old.normalizedURL, id) }
+        for key in old.normalizedURLs { unindexURL(key, id) }
+    }
+
+    private mutating func unindexURL(_ key: String, _ id: Int64) {
+        if var shared = sharedURLs[key] {
+            shared.remove(id)
+            urls[key] = shared.min()
+            sharedURLs[key] = shared.count > 1 ? shared : nil
+        } else if urls[key] == id {
+            urls[key] = nil
         }
     }
 

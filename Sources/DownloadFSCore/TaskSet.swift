@@ -76,6 +76,9 @@ public struct TaskSet: Sendable {
 
     // MARK: - loading (R50)
 
+    /// Room for `count` stored tasks, before `load`s.
+    public mutating func reserveCapacity(_ count: Int) { tasks.reserveCapacity(count) }
+
     /// Takes in a stored task at mount, reconciled with what is on disk;
     /// returns the step (its task to save if it differs from the stored one).
     public mutating func load(_ stored: DownloadTask, disk: DataOnDisk, now: Date) -> TaskTransition {
