@@ -9,6 +9,7 @@ import os
 import sqlite3
 
 from support.files import KiB, MiB, sha256_file, sha256_of
+from support.waiting import wait_until
 
 V1 = "v1-tasks-and-events"
 
@@ -141,7 +142,9 @@ def test_logs_are_trimmed_on_mount(mount, faultserver):
         db.executemany("INSERT INTO event (taskID, at, message) VALUES (?, ?, ?)",
                        [(task, stamp, f"old task line {i}") for i in range(2_500)])
     mount.remount()
-    daemon = _sql(mount, query="SELECT message FROM event WHERE taskID IS NULL ORDER BY id")
+    # The mount's own line is committed by the loop's first turns, just after ready.
+    daemon = wait_until(lambda: (rows := _sql(mount, query="SELECT message FROM event WHERE taskID IS NULL ORDER BY id"))
+                        and rows[-1][0].startswith("mounted at") and rows, 10, "the mount's own log line")
     # The newest 5,000 at mount time were all inserted above; then the mount's own line.
     assert [m for (m,) in daemon[:-1]] == [f"old daemon line {i}" for i in range(500, 5_500)]
     assert daemon[-1][0].startswith("mounted at"), daemon[-1]
