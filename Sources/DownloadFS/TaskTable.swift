@@ -58,7 +58,13 @@ final class TaskTable: Sendable {
 
     /// Shows the committed task set (the loop only).
     func publish(_ tasks: TaskSnapshot) {
-        state.withLock { $0.snapshot = tasks }
+        // The old snapshot may hold the last references to chunks the loop
+        // has since copied: it is let go after the lock, not under it.
+        let old = state.withLock { s -> TaskSnapshot in
+            defer { s.snapshot = tasks }
+            return s.snapshot
+        }
+        withExtendedLifetime(old) {}
     }
 
     /// Sets or drops the live progress of a task (the loop only).
