@@ -143,7 +143,9 @@ final class TaskLoop: @unchecked Sendable {
         // are undone and answered with the error, as if never written.
         commit(&requests, undoable: true)
         set.handle(.schedule, now: now, monotonic: clock, into: &reports)
+        let moreToDo = reports.moreToDo
         commit(&reports, undoable: false)
+        if moreToDo { client.wakeUp.signal() }
         guard let shutdownReply else { return false }
         stopEverything()
         shutdownReply.answer(.success(()))

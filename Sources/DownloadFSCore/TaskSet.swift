@@ -38,6 +38,9 @@ public struct TaskSet: Sendable {
         var limitsChanged = false
         var splitsChanged: Set<Int64> = []
         var shuttingDown = false
+        /// `forget-completed` still to do, a turn's worth at a time, and the
+        /// reply that waits for all of it.
+        var forgetting: (ids: ArraySlice<Int64>, token: UInt64, count: Int)?
         var lastRetryCheck = -Double.infinity
         /// Back-off jitter.
         var random: SplitMix64
@@ -123,6 +126,7 @@ public struct TaskSet: Sendable {
                 retryDue(now: now, &turn)
             }
             if !books.shuttingDown { schedule(now: now, monotonic: monotonic, &turn) }
+            forgetMore(now: now, &turn)
             shareLimits(&turn)
             sendSplits(&turn)
         case .shutdown:
@@ -141,7 +145,7 @@ public struct TaskSet: Sendable {
     }
 
     /// Replies still held for stops (answered at unmount).
-    public var heldTokens: [UInt64] { Array(books.stopsLeft.keys) }
+    public var heldTokens: [UInt64] { Array(books.stopsLeft.keys) + (books.forgetting.map { [$0.token] } ?? []) }
 
     // MARK: - reports
 
@@ -326,14 +330,40 @@ public struct TaskSet: Sendable {
             tasks.forEach { if $0.state == .paused { paused.append($0.taskID) } }
             for id in paused { apply(.resume(log: "resumed (resume-all)"), to: id, now: now, &turn) }
         case .forgetCompleted:
+            guard books.forgetting == nil else {
+                return turn.reply(token, .refused("forget-completed is already under way"))
+            }
             var completed: [Int64] = []
             tasks.forEach { if $0.state == .completed { completed.append($0.taskID) } }
-            for id in completed { apply(.forget, to: id, now: now, &turn) }
-            note("forget-completed: \(completed.count) completed task\(completed.count == 1 ? "" : "s") forgotten")
+            books.forgetting = (completed[...], token, completed.count)
+            return forgetMore(now: now, &turn)
         default:
             return turn.reply(token, .refused("that command belongs in a task's ctl"))
         }
         answer(token, once: stopping, &turn)
+    }
+
+    /// Tasks forgotten per turn: a million at once made one turn hold a
+    /// copy of each, its change and its effect (3 GiB), and one transaction
+    /// of a million deletes.
+    static let forgetPerTurn = 2_000
+
+    /// The next turn's worth of `forget-completed` (R34); its reply once all are done.
+    private mutating func forgetMore(now: Date, _ turn: inout TaskSetTurn) {
+        guard var work = books.forgetting else { return }
+        for id in work.ids.prefix(Self.forgetPerTurn) where tasks[id]?.state == .completed {
+            apply(.forget, to: id, now: now, &turn)
+        }
+        work.ids = work.ids.dropFirst(Self.forgetPerTurn)
+        guard work.ids.isEmpty else {
+            books.forgetting = work
+            turn.moreToDo = true
+            return
+        }
+        books.forgetting = nil
+        turn.log.append(TaskLogLine(taskID: nil, at: now, message:
+            "forget-completed: \(work.count) completed task\(work.count == 1 ? "" : "s") forgotten"))
+        turn.reply(work.token, .done)
     }
 
     private mutating func rename(_ id: Int64, to name: String, token: UInt64, now: Date, _ turn: inout TaskSetTurn) {

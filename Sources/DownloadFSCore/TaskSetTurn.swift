@@ -29,6 +29,9 @@ public struct TaskSetTurn: Sendable {
     public internal(set) var speedLimits: [(id: Int64, bytesPerSecond: Int64)] = []
     /// Running tasks whose connection count changed (R18, R31).
     public internal(set) var splits: [(id: Int64, split: SplitPolicy)] = []
+    /// Work was left for the next turn (a long `forget-completed`): the
+    /// loop takes another turn at once instead of waiting for a message.
+    public internal(set) var moreToDo = false
 
     /// Each touched task as it was before the turn (nil: it is new).
     var originals: [Int64: DownloadTask?] = [:]
@@ -63,6 +66,7 @@ public struct TaskSetTurn: Sendable {
         renames += later.renames
         speedLimits += later.speedLimits
         splits += later.splits
+        moreToDo = moreToDo || later.moreToDo
         for (id, old) in later.originals where originals[id] == nil { originals[id] = old }
         if booksBefore == nil { booksBefore = later.booksBefore }
         for (key, old) in later.hintsBefore where hintsBefore[key] == nil { hintsBefore[key] = old }

@@ -249,6 +249,30 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.downloading, [3, 4])
     }
 
+    /// A million completed tasks are forgotten a turn's worth at a time,
+    /// each turn saying there is more, and the writer is answered once all
+    /// are gone.
+    func test_R34_forgetCompletedGoesATurnsWorthAtATime() {
+        var h = Harness(maxActive: 0)
+        let count = TaskSet.forgetPerTurn * 2 + 500
+        for id in 1...Int64(count) {
+            var task = DownloadTask(url: "http://h/\(id)", normalizedURL: "http://h/\(id)", options: TaskOptions(),
+                                    name: "f\(id)", addedAt: h.now, position: id)
+            task.id = id
+            task.state = .completed
+            _ = h.set.load(task, disk: DataOnDisk(partialSize: nil, finishedSize: 0), now: h.now)
+        }
+        var turns: [TaskSetTurn] = []
+        turns.append(h.run(.controlGlobal(.forgetCompleted, token: 42)))
+        while turns.last!.moreToDo, turns.count < 10 { turns.append(h.run(.schedule)) }
+        XCTAssertEqual(h.set.tasks.count, 0)
+        XCTAssertEqual(turns.map(\.deleted.count).reduce(0, +), count)
+        XCTAssertLessThanOrEqual(turns.map(\.deleted.count).max()!, 2 * TaskSet.forgetPerTurn)
+        XCTAssertEqual(turns.flatMap(\.replies).map(\.token), [42], "answered once, at the end")
+        XCTAssertEqual(turns.last!.replies.map(\.token), [42])
+        XCTAssertFalse(turns.last!.moreToDo)
+    }
+
     // MARK: undo
 
     func test_undoPutsEverythingBack() {
