@@ -9,7 +9,7 @@ import pytest
 from support.files import KiB, MiB, sha256_file, sha256_of
 from support.cli import run_cli
 from support.mount import expect_errno, mounted_in_table, write_command
-from support.waiting import wait_until
+from support.waiting import start_order, wait_until
 
 
 def _downloaded(mount, tasks):
@@ -55,15 +55,7 @@ def test_r30_top_moves_to_head(make_mount, faultserver):
     waiting = [mount.add_one(faultserver.add(f"/w{i}.bin", size=512 * KiB, throttle=MiB))
                for i in range(3)]
     mount.ctl(waiting[2], "top")
-    order = []
-    deadline = time.monotonic() + 30
-    while len(order) < 3:
-        for task in waiting:
-            if task not in order and mount.status(task)["state"] != "queued":
-                order.append(task)
-        assert time.monotonic() < deadline, f"started so far: {order}"
-        time.sleep(0.02)
-    assert order == [waiting[2], waiting[0], waiting[1]]
+    assert start_order(mount, waiting, 30) == [waiting[2], waiting[0], waiting[1]]
 
 
 def test_r30_limit(mount, faultserver):

@@ -239,20 +239,27 @@ def _interrupt_main_thread_after(seconds):
     return timer
 
 
+def _interrupted_read(mount, reader, url):
+    """A read of `reader` with SIGUSR1 sent to this thread 0.5 s in: what it
+    returned (bytes, or -errno) and how long it took. Should the interrupt be
+    lost, adding `url` after 10 s ends the read (and the caller's check fails)."""
+    timer = _interrupt_main_thread_after(0.5)
+    rescue = threading.Timer(10, lambda: mount.add_one(url))
+    rescue.start()
+    began = time.monotonic()
+    result = raw_read(reader.fd)
+    took = time.monotonic() - began
+    timer.join()
+    rescue.cancel()
+    return result, took
+
+
 def test_r24_a_signal_interrupts_a_blocked_read_with_eintr(mount, nginx, nginx_file):
     name, _ = nginx_file("events-eintr.bin", 16 * KiB, seed=30)
     previous = signal.signal(signal.SIGUSR1, lambda *_: None)  # a handler that does not raise
     try:
         with Events(mount) as reader:
-            timer = _interrupt_main_thread_after(0.5)
-            # Should the interrupt be lost, a change ends the read (and the test fails).
-            rescue = threading.Timer(10, lambda: mount.add_one(nginx.url("/" + name)))
-            rescue.start()
-            began = time.monotonic()
-            result = raw_read(reader.fd)
-            took = time.monotonic() - began
-            timer.join()
-            rescue.cancel()
+            result, took = _interrupted_read(mount, reader, nginx.url("/" + name))
             assert result == -errno.EINTR, f"the read returned {result!r} after {took:.1f}s"
             assert 0.4 < took < 3
             # The reader goes on: the next change comes.
@@ -275,14 +282,7 @@ def test_r24_reads_of_one_open_file_from_two_threads_are_each_interruptible(moun
             first.start()
             first.join(0.3)
             assert first.is_alive()
-            timer = _interrupt_main_thread_after(0.5)
-            rescue = threading.Timer(10, lambda: mount.add_one(nginx.url("/" + name)))
-            rescue.start()
-            began = time.monotonic()
-            result = raw_read(reader.fd)
-            took = time.monotonic() - began
-            timer.join()
-            rescue.cancel()
+            result, took = _interrupted_read(mount, reader, nginx.url("/" + name))
             assert result == -errno.EINTR, f"the second read returned {result!r} after {took:.1f}s"
             assert took < 3
             task = mount.add_one(nginx.url("/" + name))

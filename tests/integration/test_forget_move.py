@@ -10,7 +10,7 @@ import time
 from support.faultserver import DEFAULT_LAST_MODIFIED_EPOCH
 from support.files import KiB, MiB, content
 from support.mount import expect_errno, write_command
-from support.waiting import wait_until
+from support.waiting import start_order, wait_until
 
 
 def _table_ids(mount):
@@ -111,15 +111,7 @@ def test_r30_move_places_a_waiting_task_anywhere_in_the_line(make_mount, faultse
     expect_errno(errno.EINVAL, write_command, mount.task_dir(running) / "ctl", "move 0")
     expect_errno(errno.EINVAL, write_command, mount.task_dir(waiting[1]) / "ctl", "move -1")
     expect_errno(errno.EINVAL, write_command, mount.task_dir(waiting[1]) / "ctl", "move")
-    order = []
-    deadline = time.monotonic() + 60
-    while len(order) < 4:
-        for task in waiting:
-            if task not in order and mount.status(task)["state"] != "queued":
-                order.append(task)
-        assert time.monotonic() < deadline, f"started so far: {order}"
-        time.sleep(0.02)
-    assert order == [waiting[2], waiting[3], waiting[1], waiting[0]]
+    assert start_order(mount, waiting, 60) == [waiting[2], waiting[3], waiting[1], waiting[0]]
 
 
 def test_r24_r34_forget_tells_events_readers(mount, faultserver):

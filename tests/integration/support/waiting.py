@@ -56,3 +56,16 @@ def within(fn, timeout, what):
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def start_order(mount, tasks, timeout):
+    """The order in which `tasks` leave `queued`, polled until every one has (R16, R30)."""
+    order = []
+    deadline = time.monotonic() + timeout
+    while len(order) < len(tasks):
+        for task in tasks:
+            if task not in order and mount.status(task)["state"] != "queued":
+                order.append(task)
+        assert time.monotonic() < deadline, f"started so far: {order}"
+        time.sleep(0.02)
+    return order
