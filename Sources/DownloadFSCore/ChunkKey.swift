@@ -11,6 +11,10 @@ extension Int64: ChunkKey {
 }
 
 extension String: ChunkKey {
-    /// One of 1,024 chunks by hash (seeded per process: chunks are never stored).
-    public var chunkNumber: Int { hashValue & 1023 }
+    /// One of 65,536 chunks by hash (seeded per process: chunks are never
+    /// stored). Names change anywhere in the map: with 1,024 chunks a
+    /// million names made each a thousand long, and forgetting 2,000 tasks
+    /// a turn copied nearly all of them every turn. Only chunks that hold a
+    /// name exist, so a small map stays small.
+    public var chunkNumber: Int { hashValue & 0xFFFF }
 }
