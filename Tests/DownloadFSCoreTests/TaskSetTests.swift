@@ -213,6 +213,52 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.control(1, .limit(100)), .done)
     }
 
+    // MARK: mv in files/ (R40, R34)
+
+    func test_R40_renameIsDecidedAgainstEveryTaskAndFile() {
+        var h = Harness(maxActive: 1, onDisk: ["plain.bin"])
+        h.add(["http://h/a.iso", "http://h/b.iso", "http://h/q.iso"])
+        h.complete(1)
+        h.complete(2)
+        func rename(_ id: Int64, _ name: String) -> TaskSetTurn { h.run(.rename(id, to: name, token: h.nextToken())) }
+        XCTAssertEqual(rename(1, "b.iso").replies.map(\.reply), [.renameRefused(.exists)], "another task's file")
+        XCTAssertEqual(rename(1, "q.iso").replies.map(\.reply), [.renameRefused(.exists)], "a waiting task's name")
+        XCTAssertEqual(rename(1, "plain.bin").replies.map(\.reply), [.renameRefused(.exists)], "a file on disk")
+        XCTAssertEqual(rename(1, ".hidden").replies.map(\.reply), [.renameRefused(.badName)])
+        XCTAssertEqual(rename(3, "x.iso").replies.map(\.reply), [.renameRefused(.missing)], "not completed")
+        let done = rename(1, "c.iso")
+        XCTAssertEqual(done.replies.map(\.reply), [.done])
+        XCTAssertEqual(done.renames.map { [$0.from, $0.to] }, [["a.iso", "c.iso"]])
+        XCTAssertEqual(done.changes.map(\.event), ["renamed"])
+        XCTAssertEqual(h.set.tasks[1]?.name, "c.iso")
+    }
+
+    func test_R34_renameOfAFileWithoutATask() {
+        var h = Harness(maxActive: 1, onDisk: ["plain.bin", "other.bin"])
+        h.add(["http://h/a.iso"])
+        func rename(_ name: String, _ to: String) -> TaskSetTurn { h.run(.renameFile(name, to: to, token: h.nextToken())) }
+        XCTAssertEqual(rename("plain.bin", "a.iso").replies.map(\.reply), [.renameRefused(.exists)], "a task's name")
+        XCTAssertEqual(rename("plain.bin", "other.bin").replies.map(\.reply), [.renameRefused(.exists)])
+        XCTAssertEqual(rename("plain.bin", "a/b").replies.map(\.reply), [.renameRefused(.badName)])
+        XCTAssertEqual(rename("a.iso", "z.bin").replies.map(\.reply), [.renameRefused(.missing)], "a task's file goes by its task")
+        let done = rename("plain.bin", "new.bin")
+        XCTAssertEqual(done.replies.map(\.reply), [.done])
+        XCTAssertEqual(done.renames.map { [$0.from, $0.to] }, [["plain.bin", "new.bin"]])
+        XCTAssertTrue(done.deleted.isEmpty && done.updated.isEmpty, "no task changes")
+    }
+
+    // MARK: split (R18, R31)
+
+    func test_R31_theGlobalSplitReachesRunningTasksWithoutTheirOwn() {
+        var h = Harness(maxActive: 2)
+        h.add(urls(2))
+        XCTAssertEqual(h.control(2, .split(3)), .done)
+        let turn = h.global(.globalSplit(6))
+        XCTAssertEqual(turn.splits.map(\.id), [1, 2])
+        XCTAssertEqual(h.set.split(of: h.set.tasks[1]!), SplitPolicy.choose(task: nil, mount: 6))
+        XCTAssertEqual(h.set.split(of: h.set.tasks[2]!), SplitPolicy.choose(task: 3, mount: 6))
+    }
+
     // MARK: forget (R34)
 
     func test_R34_forgetDropsACompletedTaskAndKeepsItsName() {
