@@ -67,12 +67,7 @@ final class TaskLoop: @unchecked Sendable {
     /// Loads the catalog and reconciles it with the data on disk (R50, R51),
     /// before the mount is up; the loop is not running yet.
     func load() throws(DaemonError) {
-        do {
-            set = TaskSet(machine: set.machine, maxActive: set.maxActive, globalLimit: set.globalLimit,
-                          globalSplit: configuration.split, nextID: try catalog.highestTaskID() + 1,
-                          seed: UInt64.random(in: .min ... .max),
-                          isFileNameOnDisk: { [state] in access(state.file($0), F_OK) == 0 })
-        } catch { throw DaemonError(error.message) }
+        do { set.giveIDs(after: try catalog.highestTaskID()) } catch { throw DaemonError(error.message) }
         try StoredTasks(state: state, catalog: catalog, log: log).load(into: &set)
         table.publish(set.tasks.snapshot)
         // Loading decoded every row: give the garbage back before serving.

@@ -51,13 +51,7 @@ public enum FileName {
 
     /// `name` if free, else the first free of `name (1)`, `name (2)`, …
     public static func unique(_ name: String, isTaken: (String) -> Bool) -> String {
-        guard isTaken(name) else { return name }
-        var n = 1
-        while true {
-            let candidate = withCollisionSuffix(name, n)
-            if !isTaken(candidate) { return candidate }
-            n += 1
-        }
+        isTaken(name) ? firstFree(name, from: 1, isTaken: isTaken).0 : name
     }
 
     /// The first free of `name (n)`, `name (n+1)`, … and its n.

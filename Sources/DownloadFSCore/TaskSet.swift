@@ -60,12 +60,11 @@ public struct TaskSet: Sendable {
     /// How often back-offs are checked (R53), in seconds.
     static let retryCheckInterval = 0.25
 
-    public init(machine: TaskMachine, maxActive: Int, globalLimit: Int64, globalSplit: Int?, nextID: Int64 = 1,
+    public init(machine: TaskMachine, maxActive: Int, globalLimit: Int64, globalSplit: Int?,
                 seed: UInt64, isFileNameOnDisk: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.machine = machine
         books = Books(maxActive: maxActive, globalLimit: globalLimit, globalSplit: globalSplit,
                       random: SplitMix64(seed: seed))
-        books.nextID = nextID
         self.isFileNameOnDisk = isFileNameOnDisk
     }
 
@@ -78,6 +77,9 @@ public struct TaskSet: Sendable {
     }
 
     // MARK: - loading (R50)
+
+    /// New tasks get ids above `highest` (the catalog's sequence: ids are never reused).
+    public mutating func giveIDs(after highest: Int64) { books.nextID = max(books.nextID, highest + 1) }
 
     /// Room for `count` stored tasks, before `load`s.
     public mutating func reserveCapacity(_ count: Int) { tasks.reserveCapacity(count) }

@@ -88,6 +88,13 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.set.tasks.count, 2)
     }
 
+    /// Ids are never reused: a mount starts above the catalog's sequence.
+    func test_idsStartAboveTheHighestEverGiven() {
+        var h = Harness()
+        h.set.giveIDs(after: 41)
+        XCTAssertEqual(h.add(["http://h/a.iso"]), [42])
+    }
+
     func test_R17_aRepeatedNameGetsTheNextFreeNumber() {
         var h = Harness(onDisk: ["a (2).iso"])
         let ids = h.add((1...5).map { "http://h\($0)/a.iso" })
