@@ -11,9 +11,10 @@
 ///   start), even under 1 MiB: bytes left over after a crash must still be
 ///   fetched, and the 1 MiB floor is about splitting, not about fetching.
 /// - When every missing byte is claimed, the connection with the most left
-///   to fetch (ties: the lowest position) is split near the middle of what
-///   it has left, at a multiple of `alignment` so that writes stay page (and
-///   O_DIRECT) aligned; only if both halves are at least `minimumSegment`,
+///   to fetch (ties: the lowest position) whose claim splits is split near
+///   the middle of what it has left, at a multiple of `alignment` so that
+///   writes stay page (and O_DIRECT) aligned; a claim splits only if both
+///   halves are at least `minimumSegment`,
 ///   since a new request costs a round trip and a TCP slow start that a
 ///   smaller piece would not pay back.
 ///
@@ -51,18 +52,20 @@ public enum SegmentPlanner {
         }
         if let largest { return .gap(largest) }
 
-        var victim: SegmentClaim? = nil
+        // The largest claim that splits: alignment can leave the largest
+        // one unsplittable while a slightly smaller one splits, and giving
+        // up there left a connection idle until some shrink made the
+        // smaller claim the largest.
+        var best: (victim: SegmentClaim, at: Int64)? = nil
         for claim in claims where claim.remaining > 0 {
-            guard let best = victim else { victim = claim; continue }
-            if claim.remaining > best.remaining
-                || (claim.remaining == best.remaining && claim.position < best.position) {
-                victim = claim
-            }
+            if let best, claim.remaining < best.victim.remaining
+                || (claim.remaining == best.victim.remaining && claim.position > best.victim.position) { continue }
+            let at = alignedDown(claim.position + claim.remaining / 2)
+            guard at - claim.position >= minimumSegment, claim.end - at >= minimumSegment else { continue }
+            best = (claim, at)
         }
-        guard let victim else { return nil }
-        let at = alignedDown(victim.position + victim.remaining / 2)
-        guard at - victim.position >= minimumSegment, victim.end - at >= minimumSegment else { return nil }
-        return .steal(from: victim.id, at: at, range: at..<victim.end)
+        guard let best else { return nil }
+        return .steal(from: best.victim.id, at: best.at, range: best.at..<best.victim.end)
     }
 
     /// Records `assignment` in `claims`: the new connection `newID` starts at

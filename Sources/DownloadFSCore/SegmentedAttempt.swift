@@ -219,6 +219,9 @@ public struct SegmentedAttempt: Sendable {
         }
         trustedFrom = nextID
         kept = id
+        // A reader's window kept by a fall back is the whole download now:
+        // it must never be yielded to a reader.
+        windows.remove(id)
         requests[id] = .from(0)
         progress[id] = 0
         let end = total ?? .max

@@ -74,6 +74,19 @@ final class SegmentPlannerTests: XCTestCase {
                        .steal(from: 1, at: mib, range: mib..<(2 * mib + 100)))
     }
 
+    func test_R18_whenTheLargestClaimCannotSplitTheNextLargestThatCanIsSplit() {
+        // Claim 1 has the most left, but its aligned middle is under 1 MiB
+        // from its position; claim 2's 2 MiB on 64 KiB boundaries splits.
+        // (A randomised attempt found the connection left idle here.)
+        let total = 20 * mib
+        let done = ByteRanges([0..<(mib + 1), (3 * mib + 2)..<(10 * mib), (12 * mib)..<total])
+        let claims = [claim(1, mib + 1, 3 * mib + 2), claim(2, 10 * mib, 12 * mib)]
+        XCTAssertEqual(SegmentPlanner.next(total: total, done: done, claims: claims),
+                       .steal(from: 2, at: 11 * mib, range: (11 * mib)..<(12 * mib)))
+        XCTAssertNil(SegmentPlanner.next(total: total, done: done.union(ByteRanges([(10 * mib)..<(12 * mib)])),
+                                         claims: [claims[0]]), "alone it does not split")
+    }
+
     func test_R18_theLargestHoleGoesFirst() {
         let total = 10 * mib
         let done = ByteRanges([0..<mib, (2 * mib)..<(3 * mib), (7 * mib)..<total])
@@ -206,13 +219,21 @@ final class SegmentPlannerTests: XCTestCase {
         let covered = ByteRanges(claims.map { $0.position..<$0.end }).union(done)
         let unclaimed = covered.gaps(in: 0..<total)
         let length = { (r: Range<Int64>) in r.upperBound - r.lowerBound }
-        let most = claims.map(\.remaining).max() ?? 0
+        // A claim splits when its middle, rounded down to the alignment,
+        // leaves 1 MiB on each side.
+        let splits = { (c: SegmentClaim) -> Bool in
+            let middle = c.position + c.remaining / 2
+            let at = middle - middle % SegmentPlanner.alignment
+            return at - c.position >= SegmentPlanner.minimumSegment && c.end - at >= SegmentPlanner.minimumSegment
+        }
+        let most = claims.filter(splits).map(\.remaining).max() ?? 0
         switch answer {
         case nil:
             if !unclaimed.isEmpty { return "nil while \(unclaimed) is unclaimed" }
+            if let c = claims.first(where: splits) { return "nil while \(c) splits" }
             // Any claim this large has a split point with 1 MiB on each side.
-            if most >= 2 * SegmentPlanner.minimumSegment + 2 * SegmentPlanner.alignment {
-                return "nil while a claim has \(most) bytes left"
+            if let c = claims.first(where: { $0.remaining >= 2 * SegmentPlanner.minimumSegment + 2 * SegmentPlanner.alignment }) {
+                return "nil while \(c) has \(c.remaining) bytes left"
             }
         case .gap(let range)?:
             if range.isEmpty || range.lowerBound < 0 || range.upperBound > total { return "gap \(range) is empty or outside the file" }
@@ -228,7 +249,7 @@ final class SegmentPlannerTests: XCTestCase {
             if at - victim.position < SegmentPlanner.minimumSegment || victim.end - at < SegmentPlanner.minimumSegment {
                 return "split of \(victim) at \(at) leaves a segment under 1 MiB"
             }
-            if victim.remaining != most { return "stole from \(victim) while a claim has \(most) bytes left" }
+            if victim.remaining != most { return "stole from \(victim) while a claim that splits has \(most) bytes left" }
             if let lower = claims.first(where: { $0.remaining == most && $0.position < victim.position }) {
                 return "stole from \(victim), not from \(lower) with as much left and a lower position"
             }

@@ -310,6 +310,20 @@ final class SegmentedAttemptTests: XCTestCase {
         XCTAssertEqual(attempt.ended(3), [], "single: no replacement")
     }
 
+    func test_R18_aReadersWindowKeptByAFallBackIsNeverYielded() {
+        // The window's range request was answered with a 200 from byte 0:
+        // it is the whole download now. (A randomised attempt found the
+        // only connection yielded to nobody and the download stalled.)
+        var attempt = SegmentedAttempt(total: 10 * mib, held: ByteRanges(), split: 4)
+        XCTAssertEqual(attempt.start(), [.open(id: 1, range: .from(0))])
+        XCTAssertEqual(attempt.want((8 * mib)..<(8 * mib + 1)),
+                       [.shrink(id: 1, end: 8 * mib), .openForReader(id: 2, range: closed(8 * mib, 10 * mib))])
+        XCTAssertEqual(attempt.fellBack(keeping: 2, total: 10 * mib), [.abort(id: 1)])
+        XCTAssertEqual(attempt.windows, [])
+        XCTAssertNil(attempt.yieldWindow(waiting: []), "no window left to yield")
+        XCTAssertEqual(attempt.claims, [claim(2, 0, 10 * mib)])
+    }
+
     func test_R18_fallingBackKeepingAnUnknownConnectionOpensANewOne() {
         var attempt = SegmentedAttempt(total: nil, held: ByteRanges(), split: 2)
         _ = attempt.start()
