@@ -118,10 +118,22 @@ final class EventLog: Sendable {
         recent.withLock { $0.bytes }
     }
 
-    func taskText(_ id: Int64) -> String {
-        do { return try catalog.events(taskID: id).map(Self.line).joined() } catch {
+    /// A task's log: its derived first line (`TaskLogLine.added`), then
+    /// the stored ones — of which a catalog from before the line was
+    /// derived holds its own first. A log already as long as a mount keeps
+    /// (`Catalog.taskLogLines`) has had its oldest lines cut: the added
+    /// line, older than all, is cut with them.
+    func taskText(_ task: DownloadTask) -> String {
+        let stored: [EventRecord]
+        do { stored = try catalog.events(taskID: task.taskID) } catch {
             logger.error("\(error.message)")
             return ""
         }
+        var lines: [EventRecord] = []
+        if stored.count < Catalog.taskLogLines, !(stored.first?.message.hasPrefix(TaskLogLine.addedPrefix) ?? false) {
+            let added = TaskLogLine.added(task)
+            lines.append(EventRecord(taskID: added.taskID, at: added.at, message: added.message))
+        }
+        return (lines + stored).map(Self.line).joined()
     }
 }

@@ -16,11 +16,14 @@ struct StoredTasks {
         for note in state.secure() { log.daemon(note, level: .warning) }
         var batch = CatalogBatch()
         let now = Date()
+        // One listing of STATE/partial/, not a stat per task: a million
+        // queued tasks that never started have no partial file to look for.
+        let partials = partialSizes()
         do {
             set.reserveCapacity(try catalog.taskCount())
             // Row by row: 100,000 tasks never sit in memory twice.
             try catalog.forEachTask { task in
-                let step = set.load(task, disk: dataOnDisk(task), now: now)
+                let step = set.load(task, disk: dataOnDisk(task, partials: partials), now: now)
                 if step.task.differsInCatalog(from: task) { batch.updates.append(step.task) }
                 batch.events += step.log.map { EventRecord(taskID: task.taskID, at: now, message: $0) }
             }
@@ -31,10 +34,22 @@ struct StoredTasks {
     }
 
     /// What is on disk for a stored task (R50, R51); only what reconciling it needs.
-    private func dataOnDisk(_ task: DownloadTask) -> DataOnDisk {
-        let partial = task.state == .completed ? nil : fileSize(state.partial(task.taskID))
+    private func dataOnDisk(_ task: DownloadTask, partials: [Int64: Int64]) -> DataOnDisk {
+        let partial = task.state == .completed ? nil : partials[task.taskID]
         let needsFinished = task.state == .completed || (partial == nil && task.downloaded > 0 && task.state.isRunning)
         return DataOnDisk(partialSize: partial, finishedSize: needsFinished ? fileSize(state.file(task.name)) : nil)
+    }
+
+    /// The size of each partial file, by task id (names that are not ids
+    /// are left to `keepOrphanedPartials`).
+    private func partialSizes() -> [Int64: Int64] {
+        var sizes: [Int64: Int64] = [:]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: state.partialDir)) ?? []
+        for name in names {
+            guard let id = Int64(name), String(id) == name, let size = fileSize(state.partial(id)) else { continue }
+            sizes[id] = size
+        }
+        return sizes
     }
 
     private func fileSize(_ path: String) -> Int64? {

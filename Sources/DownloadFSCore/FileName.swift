@@ -93,6 +93,10 @@ public enum FileName {
     // MARK: - Pieces
 
     private static func sanitizedOrEmpty(_ raw: String) -> String {
+        // Most names are short printable ASCII with nothing to change.
+        let bytes = raw.utf8
+        if bytes.count <= maxBytes, bytes.first != UInt8(ascii: "."),
+           bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) { return raw }
         var scalars = String.UnicodeScalarView()
         for c in raw.unicodeScalars {
             if c.value < 0x20 || (0x7F...0x9F).contains(c.value) { continue }
@@ -113,18 +117,21 @@ public enum FileName {
     /// A leading dot does not start an extension, and text like "v1.2 final" has none,
     /// so suffixes land where a user expects them.
     static func splitExtension(_ name: String) -> (base: String, ext: String) {
+        // On UTF-8 bytes: a dot, a space and a tab are single bytes that
+        // never occur inside another scalar's encoding.
         func lastExtension(_ s: Substring) -> Substring.Index? {
-            guard let dot = s.lastIndex(of: "."), dot != s.startIndex else { return nil }
-            let ext = s[s.index(after: dot)...]
-            guard !ext.isEmpty, ext.utf8.count <= 20, !ext.contains(" "), !ext.contains("\t") else { return nil }
+            guard let dot = s.utf8.lastIndex(of: UInt8(ascii: ".")), dot != s.startIndex else { return nil }
+            let ext = s.utf8[s.utf8.index(after: dot)...]
+            guard !ext.isEmpty, ext.count <= 20, !ext.contains(UInt8(ascii: " ")), !ext.contains(UInt8(ascii: "\t"))
+            else { return nil }
             return dot
         }
         let whole = name[...]
         guard let dot = lastExtension(whole) else { return (name, "") }
         var start = dot
         let before = whole[..<dot]
-        if before.lowercased().hasSuffix(".tar"), let tarDot = lastExtension(before),
-           tarDot != before.startIndex, before[tarDot...].lowercased() == ".tar" {
+        if let tarDot = lastExtension(before), tarDot != before.startIndex,
+           before.utf8[tarDot...].lazy.map({ $0 | 0x20 }).elementsEqual(".tar".utf8) {
             start = tarDot
         }
         return (String(whole[..<start]), String(whole[start...]))

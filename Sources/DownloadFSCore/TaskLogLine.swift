@@ -11,4 +11,16 @@ public struct TaskLogLine: Sendable, Equatable {
         self.at = at
         self.message = message
     }
+
+    /// The first line of every task's log, `added: URL` (password masked,
+    /// R6), at the time the task was added. It follows from the task's row,
+    /// so it is made when the log is read rather than stored: adding a
+    /// million URLs writes a million rows, not two million.
+    public static func added(_ task: DownloadTask) -> TaskLogLine {
+        TaskLogLine(taskID: task.taskID, at: task.addedAt, message: addedPrefix + URLNormalizer.maskingPassword(task.url))
+    }
+
+    /// How the added line starts (catalogs written before it was derived
+    /// hold it as a stored line).
+    public static let addedPrefix = "added: "
 }

@@ -177,6 +177,7 @@ public struct TaskSet: Sendable {
     private mutating func add(_ entries: [InputEntry], token: UInt64, now: Date, _ turn: inout TaskSetTurn) {
         var ids: [Int64] = []
         ids.reserveCapacity(entries.count)
+        var added: [DownloadTask] = []
         for entry in entries {
             let key = URLNormalizer.normalize(entry.url)
             // R13, R19: any URL of the line that a task has answers that task, the line's earliest first.
@@ -198,17 +199,37 @@ public struct TaskSet: Sendable {
             tasks.put(task)
             turn.insert(task)
             let id = task.taskID
-            let shown = URLNormalizer.maskingPassword(task.url)
-            turn.log.append(TaskLogLine(taskID: id, at: now, message: "added: \(shown)"))
+            // The task log's first line (`added: URL`) follows from the
+            // row itself (`TaskLogLine.added`): not stored.
             if !entry.mirrors.isEmpty {
                 turn.log.append(TaskLogLine(taskID: id, at: now, message: Self.mirrorsLine(entry.mirrors)))
             }
-            turn.log.append(TaskLogLine(taskID: nil, at: now, message: "task \(id) added: \(shown)"))
+            added.append(task)
             turn.changes.append(TaskChange(at: now, id: id, event: "added", name: task.name))
             turn.changes.append(TaskChange(at: now, id: id, event: task.state.rawValue, name: task.name))
             ids.append(id)
         }
+        turn.log += Self.addedLines(added, at: now)
         turn.reply(token, .ids(ids))
+    }
+
+    /// Up to this many tasks added by one write get a daemon log line each.
+    public static let addedLinesEach = 100
+
+    /// The daemon log's lines for tasks one write added: one per task
+    /// (`task 3 added: URL`), or, past `addedLinesEach`, one for them all
+    /// naming the first and the last — a data set of a million URLs
+    /// is not a million lines that push every other out of `MOUNT/log`
+    /// (each task's own log still starts with its URL).
+    static func addedLines(_ added: [DownloadTask], at now: Date) -> [TaskLogLine] {
+        guard let first = added.first, let last = added.last else { return [] }
+        let shown = { (task: DownloadTask) in URLNormalizer.maskingPassword(task.url) }
+        guard added.count > addedLinesEach else {
+            return added.map { TaskLogLine(taskID: nil, at: now, message: "task \($0.taskID) added: \(shown($0))") }
+        }
+        return [TaskLogLine(taskID: nil, at: now,
+                            message: "\(added.count) tasks added by one write, \(first.taskID) to \(last.taskID): "
+                                + "\(shown(first)) … \(shown(last))")]
     }
 
     /// The task log's line naming a new task's mirrors (R19), passwords masked (R6).

@@ -36,6 +36,10 @@ public final class KernelNotifier: @unchecked Sendable {
     /// True from `start` until the thread has ended.
     private var running = false
     private static let failureLogged = Atomic<Bool>(false)
+    /// Notices queued and notices sent (or dropped by `stop`) so far: a
+    /// `flush` waits for the second to reach what the first was.
+    private var queued = 0
+    private var sent = 0
 
     init() {}
 
@@ -54,12 +58,26 @@ public final class KernelNotifier: @unchecked Sendable {
                 break
             }
             pending.append(notice)
+            queued += 1
             added = true
         }
         if added { condition.broadcast() }
     }
 
     public func post(_ notice: KernelNotice) { post(CollectionOfOne(notice)) }
+
+    /// Waits, at most `seconds`, until every notice posted before the call
+    /// has been sent: a writer whose command made an entry go (`forget`)
+    /// is answered once the kernel no longer shows it. Only for a path the
+    /// kernel holds no directory lock on (a write to an open `ctl`), for
+    /// the reason the thread exists; the deadline bounds the rest.
+    public func flush(waitingUpTo seconds: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        let target = queued
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while running, !stopping, sent < target, condition.wait(until: deadline) {}
+    }
 
     /// Starts the thread; `session` must outlive `stop`.
     func start(_ session: OpaquePointer) {
@@ -113,6 +131,10 @@ public final class KernelNotifier: @unchecked Sendable {
                 if isStopping() { return }
                 KernelNotifier.note(send(notice, through: session))
             }
+            condition.lock()
+            sent += batch.count
+            condition.broadcast()
+            condition.unlock()
         }
     }
 

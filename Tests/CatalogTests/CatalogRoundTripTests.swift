@@ -55,6 +55,30 @@ final class CatalogRoundTripTests: XCTestCase {
         return try queue.read { db in Set(try db.columns(in: "task").map(\.name)) }
     }
 
+    /// The mount's load reads on a second thread: every task comes, once,
+    /// in id order, across several hand-overs; a body that throws stops it
+    /// with the error, and the reader is gone when `forEachTask` returns.
+    func test_R50_everyTaskIsLoadedOnceInIdOrderAcrossHandOvers() throws {
+        let catalog = try Catalog(path: path)
+        var batch = CatalogBatch()
+        let count = Catalog.loadBatch * 3 + 7
+        batch.inserts = (1...Int64(count)).reversed().map { TestTask.make($0) }
+        try catalog.commit(batch)
+        var seen: [Int64] = []
+        try catalog.forEachTask { seen.append($0.taskID) }
+        XCTAssertEqual(seen, Array(1...Int64(count)))
+        struct Stop: Error {}
+        var taken = 0
+        XCTAssertThrowsError(try catalog.forEachTask { _ in
+            taken += 1
+            if taken == Catalog.loadBatch + 1 { throw Stop() }
+        }) { XCTAssertTrue("\($0)".contains("load tasks"), "\($0)") }
+        XCTAssertEqual(taken, Catalog.loadBatch + 1, "nothing after the throw")
+        var again = 0
+        try catalog.forEachTask { _ in again += 1 }
+        XCTAssertEqual(again, count, "the catalog still reads after a stopped load")
+    }
+
     func test_R50_aTaskWithEveryFieldSetSurvivesCommitAndLoad() throws {
         let task = everyFieldSet()
         var batch = CatalogBatch()

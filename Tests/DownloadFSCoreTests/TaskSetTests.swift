@@ -124,6 +124,27 @@ final class TaskSetTests: XCTestCase {
         XCTAssertTrue(set.tasks.isNameTaken("image3 (999).jpg"))
     }
 
+    /// A few tasks get a daemon line each, a data set one line for all;
+    /// no task log line is stored for the add (it follows from the row).
+    func test_addedTasksAreLoggedEachOrAsOneLineForAWholeDataSet() {
+        var h = Harness(maxActive: 0)
+        var turn = TaskSetTurn()
+        let few = (1...TaskSet.addedLinesEach).map { InputEntry(url: "http://u:pw@h/f\($0)", line: $0) }
+        h.set.handle(.add(few, token: 1), now: h.now, monotonic: 0, into: &turn)
+        XCTAssertEqual(turn.log.count, TaskSet.addedLinesEach)
+        XCTAssertEqual(turn.log.first?.message, "task 1 added: http://u:***@h/f1")
+        XCTAssertTrue(turn.log.allSatisfy { $0.taskID == nil }, "no task log line is stored")
+        XCTAssertEqual(TaskLogLine.added(h.set.tasks[1]!),
+                       TaskLogLine(taskID: 1, at: h.now, message: "added: http://u:***@h/f1"))
+        turn = TaskSetTurn()
+        let many = (1...(TaskSet.addedLinesEach + 1)).map { InputEntry(url: "http://h/g\($0)", line: $0) }
+        h.set.handle(.add(many, token: 2), now: h.now, monotonic: 0, into: &turn)
+        XCTAssertEqual(turn.log.map(\.message), ["101 tasks added by one write, 101 to 201: http://h/g1 … http://h/g101"])
+        turn = TaskSetTurn()
+        h.set.handle(.add(many, token: 3), now: h.now, monotonic: 0, into: &turn)
+        XCTAssertEqual(turn.log, [], "nothing new, nothing said")
+    }
+
     func test_R24_anAddedTaskSaysAddedThenQueued() {
         var h = Harness(maxActive: 0)
         var turn = TaskSetTurn()

@@ -18,6 +18,9 @@ final class RootControlHandle: FileWriter {
             context.log.daemon("ctl: refused: \(error.message)", level: .warning)
             throw .invalid
         }
+        // Answered once the kernel has been told what the command changed
+        // (`forget`: the task's directory is gone from its cache too).
+        context.notifier?.flush(waitingUpTo: 1)
         return data.count
     }
 }

@@ -23,6 +23,9 @@ final class TaskControlHandle: FileWriter {
             context.log.daemon("queue/\(id)/ctl: refused: \(error.message)", level: .warning)
             throw .invalid
         }
+        // Answered once the kernel has been told what the command changed
+        // (`forget`: the task's directory is gone from its cache too).
+        context.notifier?.flush(waitingUpTo: 1)
         return data.count
     }
 }

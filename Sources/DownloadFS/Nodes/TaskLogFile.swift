@@ -9,6 +9,6 @@ struct TaskLogFile: TaskTextFile {
     var attributeTimeout: Double { KernelCacheTime.live }
 
     func text(_ entry: TaskEntry) -> [UInt8] {
-        Array(context.log.taskText(id).utf8)
+        Array(context.log.taskText(entry.record).utf8)
     }
 }
