@@ -107,11 +107,13 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         return try node.attributes()
     }
 
-    func list(_ inode: UInt64) throws(Errno) -> [DirectoryEntry] {
+    func list(_ inode: UInt64) throws(Errno) -> DirectoryListing {
         let directory = try directory(inode)
-        return [DirectoryEntry(name: ".", inode: inode, isDirectory: true),
-                DirectoryEntry(name: "..", inode: directory.parentInode, isDirectory: true)]
-            + (try directory.entries())
+        var listing = DirectoryListing()
+        listing.append(".", inode: inode, isDirectory: true)
+        listing.append("..", inode: directory.parentInode, isDirectory: true)
+        try directory.list(into: &listing)
+        return listing
     }
 
     func open(_ inode: UInt64, flags: Int32) throws(Errno) -> OpenedFile {

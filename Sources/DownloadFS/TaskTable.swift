@@ -38,8 +38,14 @@ final class TaskTable: Sendable {
         return out
     }
 
-    func ids() -> [Int64] {
-        state.withLock { $0.snapshot }.tasks.keys
+    /// Every task id, lowest first, from one snapshot.
+    func forEachID(_ body: (Int64) -> Void) {
+        state.withLock { $0.snapshot }.tasks.forEach { id, _ in body(id) }
+    }
+
+    /// Every task's record, lowest id first, from one snapshot.
+    func forEachTask(_ body: (DownloadTask) -> Void) {
+        state.withLock { $0.snapshot }.tasks.forEach { _, task in body(task) }
     }
 
     /// The completed task whose file is called `name` (R40).

@@ -11,9 +11,9 @@ import Foundation
 final class DirectoryBuffer: @unchecked Sendable {
     private let lock = NSLock()
     private var next: UInt64 = 1
-    private var listings: [UInt64: [DirectoryEntry]] = [:]
+    private var listings: [UInt64: DirectoryListing] = [:]
 
-    func open(_ entries: [DirectoryEntry]) -> UInt64 {
+    func open(_ entries: DirectoryListing) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
         let handle = next
@@ -27,8 +27,8 @@ final class DirectoryBuffer: @unchecked Sendable {
         let listing = listings.removeValue(forKey: handle)
         lock.unlock()
         // A listing of a million names (`files/` over a million plain files,
-        // `queue/` over a million tasks) is a million small allocations of
-        // its names; freed, glibc keeps them in its heap. Give them back.
+        // `queue/` over a million tasks) is tens of MiB; freed, glibc keeps
+        // them in its heap. Give them back.
         if let listing, listing.count >= Self.largeListing {
             _ = consume listing
             clinux_malloc_trim()
@@ -49,13 +49,12 @@ final class DirectoryBuffer: @unchecked Sendable {
         var used = 0
         var index = Int(offset)
         while index < entries.count {
-            let entry = entries[index]
-            var st = stat()
-            st.st_ino = ino_t(entry.inode)
-            st.st_mode = entry.isDirectory ? S_IFDIR : S_IFREG
             let needed = buffer.withUnsafeMutableBufferPointer { buf -> Int in
-                entry.name.withCString { name in
-                    fuse_add_direntry(request, UnsafeMutableRawPointer(buf.baseAddress!).advanced(by: used)
+                entries.withEntry(index) { name, inode, isDirectory in
+                    var st = stat()
+                    st.st_ino = ino_t(inode)
+                    st.st_mode = isDirectory ? S_IFDIR : S_IFREG
+                    return fuse_add_direntry(request, UnsafeMutableRawPointer(buf.baseAddress!).advanced(by: used)
                         .assumingMemoryBound(to: CChar.self), size - used, name, &st, off_t(index + 1))
                 }
             }

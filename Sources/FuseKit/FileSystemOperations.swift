@@ -28,7 +28,7 @@ public protocol FileSystemOperations: AnyObject, Sendable {
     /// chmod, chown, utimensat and truncate (`O_TRUNC` at open): `changes`
     /// says which of them this request asks for, so the filesystem decides.
     func setAttributes(_ inode: UInt64, changes: AttributeChanges, handle: UInt64?) throws(Errno) -> FileAttributes
-    func list(_ inode: UInt64) throws(Errno) -> [DirectoryEntry]
+    func list(_ inode: UInt64) throws(Errno) -> DirectoryListing
     func open(_ inode: UInt64, flags: Int32) throws(Errno) -> OpenedFile
     func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply)
     func write(_ inode: UInt64, handle: UInt64, data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int

@@ -21,6 +21,9 @@
                                             a URL added to MNT/queue/new first, the data
                                             file read once it has its full size, and the
                                             download timed too (until queue/1/wait answers)
+    helper.py complete-all-but STATE N      mark every task of STATE's catalog but the first
+                                            N completed, each with an empty file (the forget
+                                            fixture; nothing mounted)
 """
 
 import os
@@ -399,7 +402,27 @@ def table(mnt):
     print(f"{first:.4f} {time.monotonic() - began:.3f}")
 
 
+def complete_all_but(state, keep):
+    """Marks every task of STATE's catalog but the first KEEP completed, with
+    an empty file in STATE/files under its name: the fixture for forgetting a
+    million finished downloads (downloading them would take hours). Run with
+    nothing mounted. Prints how many."""
+    import sqlite3
+    with sqlite3.connect(os.path.join(state, "catalog.sqlite"), timeout=30) as db:
+        db.execute("UPDATE task SET state = 'completed', downloaded = 0, total = 0, ranges = '', "
+                   "completedAt = '2026-11-26 12:00:00.000' WHERE id > ?", (keep,))
+        names = [name for (name,) in db.execute("SELECT name FROM task WHERE id > ?", (keep,))]
+    files = os.path.join(state, "files")
+    os.makedirs(files, exist_ok=True)
+    for name in names:
+        os.close(os.open(os.path.join(files, name), os.O_CREAT | os.O_WRONLY, 0o444))
+    print(len(names))
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "complete-all-but":
+        complete_all_but(argv[2], int(argv[3]))
+        return 0
     if len(argv) >= 3 and argv[1] == "add":
         add(argv[2], argv[3])
         return 0

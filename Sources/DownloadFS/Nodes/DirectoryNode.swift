@@ -6,6 +6,6 @@ protocol DirectoryNode: Node {
     var parentInode: UInt64 { get }
     /// The child called `name`; ENOENT when there is none.
     func child(named name: String) throws(Errno) -> any Node
-    /// The children a listing shows (without `.` and `..`), snapshotted at `opendir`.
-    func entries() throws(Errno) -> [DirectoryEntry]
+    /// Adds the children a listing shows (without `.` and `..`), snapshotted at `opendir`.
+    func list(into listing: inout DirectoryListing) throws(Errno)
 }

@@ -40,11 +40,12 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory {
         }
     }
 
-    func entries() throws(Errno) -> [DirectoryEntry] {
-        context.table.map { entry in
-            entry.record.state != .completed ? nil
-                : DirectoryEntry(name: entry.record.name, inode: NodeID.finished(entry.id).inode, isDirectory: false)
-        } + plainEntries()
+    func list(into listing: inout DirectoryListing) throws(Errno) {
+        context.table.forEachTask { task in
+            guard task.state == .completed else { return }
+            listing.append(task.name, inode: NodeID.finished(task.taskID).inode, isDirectory: false)
+        }
+        listPlainFiles(into: &listing)
     }
 
     /// The plain files, as `readdir` of STATE/files finds them: names no
@@ -52,10 +53,9 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory {
     /// one's never, R43), of regular files only (folders come with R35),
     /// valid UTF-8 (the bridge finds no other name), with an inode number
     /// `NodeID.plain` can hold.
-    private func plainEntries() -> [DirectoryEntry] {
-        guard let directory = opendir(context.state.filesDir) else { return [] }
+    private func listPlainFiles(into listing: inout DirectoryListing) {
+        guard let directory = opendir(context.state.filesDir) else { return }
         defer { closedir(directory) }
-        var entries: [DirectoryEntry] = []
         while let found = readdir(directory) {
             let type = Int(found.pointee.d_type)
             guard type == DT_REG || type == DT_UNKNOWN,
@@ -69,9 +69,8 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory {
                 fileInode = UInt64(info.st_ino)
             }
             guard let node = NodeID.plain(fileInode: fileInode) else { continue }
-            entries.append(DirectoryEntry(name: name, inode: node.inode, isDirectory: false))
+            listing.append(name, inode: node.inode, isDirectory: false)
         }
-        return entries
     }
 
     /// The entry's name, nil when it is not valid UTF-8.

@@ -25,9 +25,9 @@ struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, Cre
         throw .noEntry
     }
 
-    func entries() throws(Errno) -> [DirectoryEntry] {
-        [DirectoryEntry(name: "new", inode: NodeID.queueNew.inode, isDirectory: false)]
-            + context.table.ids().map { DirectoryEntry(name: String($0), inode: NodeID.taskDir($0).inode, isDirectory: true) }
+    func list(into listing: inout DirectoryListing) throws(Errno) {
+        listing.append("new", inode: NodeID.queueNew.inode, isDirectory: false)
+        context.table.forEachID { listing.append(String($0), inode: NodeID.taskDir($0).inode, isDirectory: true) }
     }
 
     /// Only a drop-in file can go; `new` stays, a task is removed with rmdir.

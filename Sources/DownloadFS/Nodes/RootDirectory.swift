@@ -24,11 +24,11 @@ struct RootDirectory: DirectoryNode {
         }
     }
 
-    func entries() throws(Errno) -> [DirectoryEntry] {
-        [DirectoryEntry(name: "queue", inode: NodeID.queue.inode, isDirectory: true),
-         DirectoryEntry(name: "files", inode: NodeID.files.inode, isDirectory: true),
-         DirectoryEntry(name: "status", inode: NodeID.rootStatus.inode, isDirectory: false),
-         DirectoryEntry(name: "ctl", inode: NodeID.rootCtl.inode, isDirectory: false),
-         DirectoryEntry(name: "log", inode: NodeID.rootLog.inode, isDirectory: false)]
+    func list(into listing: inout DirectoryListing) throws(Errno) {
+        listing.append("queue", inode: NodeID.queue.inode, isDirectory: true)
+        listing.append("files", inode: NodeID.files.inode, isDirectory: true)
+        listing.append("status", inode: NodeID.rootStatus.inode, isDirectory: false)
+        listing.append("ctl", inode: NodeID.rootCtl.inode, isDirectory: false)
+        listing.append("log", inode: NodeID.rootLog.inode, isDirectory: false)
     }
 }

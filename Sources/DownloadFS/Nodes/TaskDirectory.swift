@@ -37,11 +37,13 @@ struct TaskDirectory: DirectoryNode, UnlinkingDirectory {
         }
     }
 
-    func entries() throws(Errno) -> [DirectoryEntry] {
+    func list(into listing: inout DirectoryListing) throws(Errno) {
         let entry = try context.task(id)
-        let listed = Self.fixedChildren(id).filter { $0.name != TaskDirectoryNames.wait }
-            + [(TaskDirectoryNames.dataFile(ofTaskNamed: entry.record.name), .taskData(id))]
-        return listed.map { DirectoryEntry(name: $0.name, inode: $0.node.inode, isDirectory: false) }
+        for child in Self.fixedChildren(id) where child.name != TaskDirectoryNames.wait {
+            listing.append(child.name, inode: child.node.inode, isDirectory: false)
+        }
+        listing.append(TaskDirectoryNames.dataFile(ofTaskNamed: entry.record.name), inode: NodeID.taskData(id).inode,
+                       isDirectory: false)
     }
 
     /// `rm -r queue/<id>` unlinks every entry before the rmdir that cancels
