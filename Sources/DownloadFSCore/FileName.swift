@@ -24,8 +24,10 @@ public enum FileName {
     }
 
     /// The last path segment of `url` (no query, no fragment), percent-decoded and sanitised; nil if there is none.
-    public static func fromURL(_ url: String) -> String? {
-        guard let parts = URLParts.split(url) else { return nil }
+    public static func fromURL(_ url: String) -> String? { fromURL(split: URLParts.split(url)) }
+
+    static func fromURL(split: URLParts?) -> String? {
+        guard let parts = split else { return nil }
         let path = parts.path
         let segment = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path
         guard !segment.isEmpty else { return nil }
@@ -79,6 +81,11 @@ public enum FileName {
     ///
     /// A source that sanitises to nothing (e.g. `out=..`) is skipped.
     public static func resolve(out: String?, contentDisposition: String?, finalURL: String) -> String {
+        resolve(out: out, contentDisposition: contentDisposition, finalURL: URLParts.split(finalURL))
+    }
+
+    /// `resolve` with the final URL already split.
+    static func resolve(out: String?, contentDisposition: String?, finalURL: URLParts?) -> String {
         if let out {
             let cleaned = sanitizedOrEmpty(out)
             if !cleaned.isEmpty { return cleaned }
@@ -87,7 +94,7 @@ public enum FileName {
             let cleaned = sanitizedOrEmpty(raw)
             if !cleaned.isEmpty { return cleaned }
         }
-        return fromURL(finalURL) ?? fallback
+        return fromURL(split: finalURL) ?? fallback
     }
 
     // MARK: - Pieces

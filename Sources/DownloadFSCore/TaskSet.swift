@@ -179,7 +179,8 @@ public struct TaskSet: Sendable {
         ids.reserveCapacity(entries.count)
         var added: [DownloadTask] = []
         for entry in entries {
-            let key = URLNormalizer.normalize(entry.url)
+            let parts = URLParts.split(entry.url)
+            let key = URLNormalizer.normalize(entry.url, split: parts)
             // R13, R19: any URL of the line that a task has answers that task, the line's earliest first.
             let known = entry.mirrors.isEmpty ? tasks.id(forURL: key)
                 : tasks.id(forAnyOf: [key] + entry.mirrors.map(URLNormalizer.normalize))
@@ -187,7 +188,7 @@ public struct TaskSet: Sendable {
                 ids.append(known)
                 continue
             }
-            let wanted = FileName.resolve(out: entry.options.out, contentDisposition: nil, finalURL: entry.url)
+            let wanted = FileName.resolve(out: entry.options.out, contentDisposition: nil, finalURL: parts)
             var options = entry.options
             if !entry.mirrors.isEmpty { options.mirrors = entry.mirrors }
             var task = DownloadTask(url: entry.url, normalizedURL: key, options: options,

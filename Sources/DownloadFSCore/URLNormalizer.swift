@@ -7,11 +7,19 @@ public enum URLNormalizer {
     /// Scheme and host lower-cased, default port dropped (http 80, https 443, ftp 21, ftps 990), fragment dropped.
     ///
     /// A string that is not `scheme://…` only loses its fragment.
-    public static func normalize(_ url: String) -> String {
-        guard var parts = URLParts.split(url) else {
+    public static func normalize(_ url: String) -> String { normalize(url, split: URLParts.split(url)) }
+
+    /// `normalize` of `url` already split (adding a URL splits it once for
+    /// its key and its name).
+    static func normalize(_ url: String, split: URLParts?) -> String {
+        guard var parts = split else {
             if let hash = url.firstIndex(of: "#") { return String(url[..<hash]) }
             return url
         }
+        // Most URLs are normal already: kept as they are, not rebuilt.
+        let lowerASCII = { (text: String) in !text.utf8.contains { $0 >= 0x80 || (0x41...0x5A).contains($0) } }
+        let defaultPort = parts.port.flatMap(Int.init).map { $0 == URLParts.defaultPort(forScheme: parts.scheme) } ?? false
+        if parts.fragment == nil, !defaultPort, lowerASCII(parts.scheme), lowerASCII(parts.host) { return url }
         parts.scheme = parts.scheme.lowercased()
         parts.host = parts.host.lowercased()
         if let port = parts.port, let number = Int(port),

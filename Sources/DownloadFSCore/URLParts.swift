@@ -94,9 +94,10 @@ struct URLParts: Sendable, Equatable {
 
     /// RFC 3986: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
     static func isValidScheme(_ s: String) -> Bool {
-        guard let first = s.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
-        return s.unicodeScalars.allSatisfy { c in
-            c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "+" || c == "-" || c == ".")
+        let isLetter = { (b: UInt8) in (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) }
+        guard let first = s.utf8.first, isLetter(first) else { return false }
+        return s.utf8.allSatisfy { b in
+            isLetter(b) || (0x30...0x39).contains(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
         }
     }
 

@@ -22,6 +22,17 @@ final class URLNormalizerTests: XCTestCase {
         XCTAssertEqual(URLNormalizer.normalize("http://[FE80::1]:80/x"), "http://[fe80::1]/x")
     }
 
+    /// A URL that is normal already comes back as it is (not rebuilt);
+    /// anything to change still is, non-ASCII hosts included.
+    func test_R13_normalURLsComeBackUnchangedAndOthersAreStillNormalised() {
+        for url in ["http://h/x", "http://h:/x", "https://h:8443/a?b", "ftp://u:p@h.example/f", "http://[::1]/x"] {
+            XCTAssertEqual(URLNormalizer.normalize(url), url)
+        }
+        XCTAssertEqual(URLNormalizer.normalize("http://ÄÖ.example/x"), "http://äö.example/x")
+        XCTAssertEqual(URLNormalizer.normalize("http://h:0080/x"), "http://h/x")
+        XCTAssertEqual(URLNormalizer.normalize("Http://h/x"), "http://h/x")
+    }
+
     func test_R13_fragmentDropped() {
         XCTAssertEqual(URLNormalizer.normalize("http://h/x?a=1#section"), "http://h/x?a=1")
         XCTAssertEqual(URLNormalizer.normalize("http://h#frag"), "http://h")
