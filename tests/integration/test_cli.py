@@ -114,6 +114,19 @@ def test_r4_client_commands_name_the_mount_when_there_are_two(make_mount, faults
     assert not os.path.ismount(second.mp) and os.path.ismount(first.mp)
 
 
+@pytest.mark.parametrize("flag, value, words", [
+    ("--split", "99", "--split 99: must be from 1 to 16"),
+    ("--max-active", "0", "--max-active 0: must be at least 1"),
+    ("--speed-limit", "2Mb", "--speed-limit 2Mb: rate"),
+])
+def test_r1_a_flag_error_names_the_flag(make_mount, tmp_path, flag, value, words):
+    """Issue 25: the flag form keeps naming the flag (the -o form: test_fstab.py)."""
+    mount = make_mount(flag, value, start=False)
+    mount.mp.mkdir(parents=True)
+    result = mount.assert_mount_refused(tmp_path)
+    assert words in result.stderr, result.stderr
+
+
 @pytest.fixture
 def tmux(tmp_path):
     """A private tmux server (own socket), killed by that socket afterwards."""
