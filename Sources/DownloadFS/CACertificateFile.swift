@@ -7,14 +7,15 @@ import CCertificate
 /// certificate file", long after the mount said it was ready.
 public enum CACertificateFile {
     /// nil when OpenSSL finds at least one certificate in the readable file
-    /// at `path`; else what to tell the user, in one line.
+    /// at `path`; else what to tell the user, in words that follow the
+    /// option and its value (`MountOptionRefusal`).
     public static func problem(_ path: String) -> String? {
         var why = [CChar](repeating: 0, count: 256)
         let count = ccertificate_count_in_ca_file(path, &why, why.count)
         if count > 0 { return nil }
         let fix = "give a PEM file of CA certificates"
-        if count == 0 { return "--ca-certificate \(path): no PEM certificate in it; \(fix)" }
+        if count == 0 { return "no PEM certificate in it; \(fix)" }
         let reason = String(decoding: why.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return "--ca-certificate \(path): OpenSSL cannot read it (\(reason.isEmpty ? "no reason given" : reason)); \(fix)"
+        return "OpenSSL cannot read it (\(reason.isEmpty ? "no reason given" : reason)); \(fix)"
     }
 }

@@ -70,6 +70,7 @@ final class TaskLoop: @unchecked Sendable {
         do { set.giveIDs(after: try catalog.highestTaskID()) } catch { throw DaemonError(error.message) }
         try StoredTasks(state: state, catalog: catalog, log: log).load(into: &set)
         table.publish(set.tasks.snapshot)
+        table.publish(set.settings)
         // Loading decoded every row: give the garbage back before serving.
         clinux_malloc_trim()
     }
@@ -186,6 +187,7 @@ final class TaskLoop: @unchecked Sendable {
     private func carryOut(_ turn: TaskSetTurn, _ records: [EventRecord]) {
         for record in records { log.show(record) }
         if !turn.touched.isEmpty { table.publish(set.tasks.snapshot) }
+        if table.settings != set.settings { table.publish(set.settings) }
         let forgotten = Set(turn.changes.filter { $0.event == "forgotten" }.map(\.id))
         for (id, old) in turn.before {
             effects.shown(id, was: old, is: set.tasks[id], forgotten: forgotten.contains(id))

@@ -13,6 +13,8 @@ final class TaskTable: Sendable {
         var snapshot = TaskSnapshot()
         /// Bytes written and speed of each task, moved by the engine without locks.
         var lives: [Int64: LiveProgress] = [:]
+        /// What `MOUNT/ctl` has set; nil until the loop first publishes.
+        var settings: MountSettings?
     }
 
     private let state = Mutex(State())
@@ -20,6 +22,11 @@ final class TaskTable: Sendable {
     /// The tasks as last published, and the live progress of those that have one.
     var snapshot: (tasks: TaskSnapshot, lives: [Int64: LiveProgress]) {
         state.withLock { ($0.snapshot, $0.lives) }
+    }
+
+    /// The mount's settings as last published (R31), for reading a `ctl`.
+    var settings: MountSettings {
+        state.withLock { $0.settings } ?? MountSettings(maxActive: 0, globalLimit: 0, globalSplit: nil)
     }
 
     func entry(_ id: Int64) -> TaskEntry? {
@@ -71,6 +78,12 @@ final class TaskTable: Sendable {
             return s.snapshot
         }
         withExtendedLifetime(old) {}
+    }
+
+    /// Shows the mount's settings (the loop only), before the write that
+    /// changed them is answered.
+    func publish(_ settings: MountSettings) {
+        state.withLock { $0.settings = settings }
     }
 
     /// Sets or drops the live progress of a task (the loop only).

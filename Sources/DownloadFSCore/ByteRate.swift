@@ -45,6 +45,36 @@ public enum ByteRate {
         return Int64(bytes)
     }
 
+    /// `bytesPerSecond` as a RATE that `read` takes back to the same number
+    /// (R30, R31: reading a `ctl` shows lines that can be written back) —
+    /// for every number `read` gives (above 2^53 it gives only what a Double
+    /// holds, and so does the text written for one).
+    ///
+    /// In the largest unit it comes to at least one of, whole (`2M`, `500K`)
+    /// or with a fraction of one to three digits that reads back exactly
+    /// (`1.5M`, `1.125G`); else in the next unit down; else plain bytes
+    /// (`1000`). `0` is no limit; a negative number, which no limit is, is
+    /// shown as `0` too.
+    public static func written(_ bytesPerSecond: Int64) -> String {
+        guard bytesPerSecond > 0 else { return "0" }
+        for (size, letter) in [(Int64(1) << 30, "G"), (1 << 20, "M"), (1 << 10, "K")] where bytesPerSecond >= size {
+            let whole = bytesPerSecond / size
+            let rest = bytesPerSecond % size
+            if rest == 0 { return "\(whole)\(letter)" }
+            var scale: Int64 = 1
+            for digits in 1...3 {
+                scale *= 10
+                // `rest / size` in `digits` decimal digits, if it has no more.
+                guard rest * scale % size == 0 else { continue }
+                let fraction = String(rest * scale / size)
+                let text = "\(whole).\(String(repeating: "0", count: digits - fraction.count))\(fraction)\(letter)"
+                if parse(text) == bytesPerSecond { return text }
+                break
+            }
+        }
+        return String(bytesPerSecond)
+    }
+
     /// `DIGITS [ "." DIGITS ]`, nothing else (no sign, exponent, hex, inf or nan).
     private static func parseDecimal(_ s: Substring) -> Double? {
         let parts = s.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)

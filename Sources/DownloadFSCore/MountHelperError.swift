@@ -3,6 +3,8 @@ public enum MountHelperError: Error, Sendable, Equatable {
     case missingOptions
     case missingValue(String)
     case unexpected(String)
+    /// A value of one of our options that is refused before the command line is parsed.
+    case refused(MountOptionRefusal)
 
     public var message: String {
         switch self {
@@ -12,6 +14,8 @@ public enum MountHelperError: Error, Sendable, Equatable {
             return "option \(name) needs a value: \(name)=VALUE"
         case .unexpected(let argument):
             return "unexpected \(argument) in `downloadfs STATE_DIR MOUNTPOINT -o OPTIONS` (the form mount(8) uses)"
+        case .refused(let refusal):
+            return refusal.message
         }
     }
 }

@@ -14,6 +14,13 @@ public struct MountHelperInvocation: Sendable {
     /// downloadfs's options an fstab line may carry, by their `mount` flag.
     public static let ownOptions = ["max-active", "max-tries", "speed-limit", "split",
                                     "max-connections-per-host", "ca-certificate", "on-complete"]
+    /// Those of `ownOptions` whose value is a whole number: a value that is
+    /// not one is refused here, in the words `-o` used, before the command
+    /// line's parser would name its flag.
+    public static let wholeNumberOptions: Set<String> = ["max-active", "max-tries", "split", "max-connections-per-host"]
+    /// The hidden `downloadfs mount` option naming each option that came as
+    /// `-o name=value`, so its errors name it that way (`MountOptionRefusal`).
+    public static let givenAsMountOptionFlag = "--given-as-mount-option"
     /// Options mount(8) or mount.fuse3 may pass that FUSE must not get.
     private static let dropped: Set<String> = ["dev", "suid", "defaults", "auto", "noauto", "user",
                                                "nouser", "users", "nofail", "_netdev"]
@@ -51,10 +58,14 @@ public struct MountHelperInvocation: Sendable {
         return invocation
     }
 
-    /// The same request as `downloadfs mount` arguments.
+    /// The same request as `downloadfs mount` arguments. Each value is
+    /// glued to its flag (`--max-active=-1`), so one that starts with a dash
+    /// is read as the value it is, and each option is marked as given by
+    /// `-o` so that an error about it says `-o max-active=-1`.
     public var mountArguments: [String] {
         var out = ["mount", mountpoint, "--state-dir", stateDir]
-        for option in options { out += ["--" + option.name, option.value] }
+        for option in options { out.append("--\(option.name)=\(option.value)") }
+        for name in Set(options.map(\.name)).sorted() { out.append("\(Self.givenAsMountOptionFlag)=\(name)") }
         for option in fuseOptions { out += ["-o", option] }
         if foreground { out.append("--foreground") }
         return out
@@ -67,7 +78,12 @@ public struct MountHelperInvocation: Sendable {
             let name = parts[0].replacingUnderscores()
             if Self.ownOptions.contains(name) {
                 guard parts.count == 2, !parts[1].isEmpty else { throw .missingValue(name) }
-                options.append((name, String(parts[1])))
+                let value = String(parts[1])
+                if Self.wholeNumberOptions.contains(name), Int(value) == nil {
+                    throw .refused(MountOptionRefusal(name: name, value: value, problem: "must be a whole number",
+                                                      givenAsMountOption: true))
+                }
+                options.append((name, value))
             } else if item.hasPrefix("x-") || item.hasPrefix("comment=") || Self.dropped.contains(item) {
                 continue
             } else {

@@ -70,6 +70,10 @@ public struct TaskSet: Sendable {
 
     public var maxActive: Int { books.maxActive }
     public var globalLimit: Int64 { books.globalLimit }
+    /// What `MOUNT/ctl` has set, as reading a `ctl` shows it (R30, R31).
+    public var settings: MountSettings {
+        MountSettings(maxActive: books.maxActive, globalLimit: books.globalLimit, globalSplit: books.globalSplit)
+    }
 
     /// How many connections `task` may use (R18): its own `split`, else the global one.
     public func split(of task: DownloadTask) -> SplitPolicy {

@@ -13,10 +13,15 @@ struct AddCommand: ParsableCommand {
             is read with -i FILE, or from stdin with - or -i -. If a line is refused,
             add fails and says which line and why.
 
+            With --wait, add then waits as downloadfs wait does for the tasks it
+            printed: one more line per task (ID completed NAME, ID failed: WHY),
+            exit 0 when all completed, 3 when any failed.
+
             Example:
               downloadfs add https://example.com/a.iso https://example.com/b.iso
               downloadfs add --mount ~/dl -i list.txt
               downloadfs add - < list.txt
+              downloadfs add --wait -i list.txt || echo some downloads failed
             """
     )
 
@@ -26,6 +31,9 @@ struct AddCommand: ParsableCommand {
     @Option(name: [.customShort("i"), .long], help: ArgumentHelp(
         "Read URLs and options from an aria2 input file (- for stdin).", valueName: "file"))
     var inputFile: [String] = []
+
+    @Flag(help: "Then wait until the tasks have ended, as downloadfs wait does.")
+    var wait = false
 
     @Argument(help: "URLs to download, or - to read an input file from stdin.")
     var urls: [String] = []
@@ -62,6 +70,11 @@ struct AddCommand: ParsableCommand {
             throw failure(errno, root: root).exit()
         }
         FileHandle.standardOutput.write(Data(ids))
+        guard wait else { return }
+        let added = String(decoding: ids, as: UTF8.self).split(separator: "\n").compactMap { Int64($0) }
+        do {
+            throw ExitCode(try TaskWaiter(root: root, command: "add").wait(for: added))
+        } catch let error as ClientError { throw error.exit() }
     }
 
     /// Writes the whole input, retrying short writes and EINTR.

@@ -20,7 +20,8 @@ struct DownloadFSCommand: ParsableCommand {
               downloadfs unmount ~/dl
             """,
         version: "downloadfs \(ProductVersion.current)",
-        subcommands: [MountCommand.self, UnmountCommand.self, AddCommand.self, StatusCommand.self]
+        subcommands: [MountCommand.self, UnmountCommand.self, AddCommand.self, StatusCommand.self,
+                      WaitCommand.self, CtlCommand.self]
     )
 
     /// The arguments the command line means, without the program name:

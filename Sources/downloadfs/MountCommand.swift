@@ -61,35 +61,45 @@ struct MountCommand: ParsableCommand {
     @Flag(help: .private)
     var daemonChild = false
 
+    /// The options that came as `-o name=value` (R8, `MountHelperInvocation`):
+    /// their errors name them that way.
+    @Option(name: .customLong(String(MountHelperInvocation.givenAsMountOptionFlag.dropFirst(2))), help: .private)
+    var givenAsMountOption: [String] = []
+
     func validate() throws {
-        guard maxActive >= 1 else { throw ValidationError("--max-active must be at least 1") }
-        guard maxTries >= 1 else { throw ValidationError("--max-tries must be at least 1") }
+        guard maxActive >= 1 else { throw refusal("max-active", maxActive, "must be at least 1") }
+        guard maxTries >= 1 else { throw refusal("max-tries", maxTries, "must be at least 1") }
         let splits = TaskOptions.splitRange
         if let split, !splits.contains(split) {
-            throw ValidationError("--split must be from \(splits.lowerBound) to \(splits.upperBound)")
+            throw refusal("split", split, "must be from \(splits.lowerBound) to \(splits.upperBound)")
         }
         let perHost = DaemonConfiguration.maxConnectionsPerHostRange
         guard perHost.contains(maxConnectionsPerHost) else {
-            throw ValidationError("--max-connections-per-host must be from \(perHost.lowerBound) to \(perHost.upperBound)")
+            throw refusal("max-connections-per-host", maxConnectionsPerHost,
+                          "must be from \(perHost.lowerBound) to \(perHost.upperBound)")
         }
         if let caCertificate {
             var st = stat()
             if stat(caCertificate, &st) != 0 || access(caCertificate, R_OK) != 0 {
                 let reason = String(cString: strerror(errno)).lowercased()
-                throw ValidationError("--ca-certificate \(caCertificate): \(reason); give a readable PEM file of CA certificates")
+                throw refusal("ca-certificate", caCertificate, "\(reason); give a readable PEM file of CA certificates")
             }
             guard (st.st_mode & S_IFMT) == S_IFREG else {
-                throw ValidationError("--ca-certificate \(caCertificate) is not a file; give a PEM file of CA certificates")
+                throw refusal("ca-certificate", caCertificate, "not a file; give a PEM file of CA certificates")
             }
-            // Also the -o ca-certificate=FILE form: mount(8)'s arguments
-            // become these (MountHelperInvocation).
-            if let problem = CACertificateFile.problem(caCertificate) { throw ValidationError(problem) }
+            if let problem = CACertificateFile.problem(caCertificate) { throw refusal("ca-certificate", caCertificate, problem) }
         }
         if let speedLimit {
             do throws(ByteRateError) { _ = try ByteRate.read(speedLimit) } catch {
-                throw ValidationError("--speed-limit: \(error.message)")
+                throw refusal("speed-limit", speedLimit, error.message)
             }
         }
+    }
+
+    /// The value of option `name` refused, named as the user gave it.
+    private func refusal(_ name: String, _ value: some CustomStringConvertible, _ problem: String) -> ValidationError {
+        ValidationError(MountOptionRefusal(name: name, value: value.description, problem: problem,
+                                           givenAsMountOption: givenAsMountOption.contains(name)).message)
     }
 
     func run() throws {

@@ -79,4 +79,47 @@ final class ByteRateTests: XCTestCase {
             XCTAssertNil(ByteRate.parse(text), text)
         }
     }
+
+    // MARK: written back (R30, R31: a `ctl` shows its limit as a RATE)
+
+    func test_R30_aRateIsWrittenInTheLargestUnitThatHoldsItWhole() {
+        XCTAssertEqual(ByteRate.written(0), "0")
+        XCTAssertEqual(ByteRate.written(2 << 20), "2M")
+        XCTAssertEqual(ByteRate.written(500 << 10), "500K")
+        XCTAssertEqual(ByteRate.written(1 << 30), "1G")
+        XCTAssertEqual(ByteRate.written(3 << 30), "3G")
+        XCTAssertEqual(ByteRate.written(1024 << 30), "1024G")
+        XCTAssertEqual(ByteRate.written(1000), "1000")
+        XCTAssertEqual(ByteRate.written(1), "1")
+    }
+
+    func test_R30_aFractionOfTheLargestUnitIsUsedWhenExact() {
+        XCTAssertEqual(ByteRate.written(1_572_864), "1.5M")
+        XCTAssertEqual(ByteRate.written(1_207_959_552), "1.125G")
+        XCTAssertEqual(ByteRate.written(1_342_177_280), "1.25G")
+        XCTAssertEqual(ByteRate.written(1536), "1.5K")
+        XCTAssertEqual(ByteRate.written(1025 << 20), "1025M", "1.0009…G is not exact in three digits")
+        XCTAssertEqual(ByteRate.written(1_500_000), "1500000", "1.43051…M and 1464.84…K are not exact")
+        XCTAssertEqual(ByteRate.written(1_048_577), "1048577")
+    }
+
+    /// Whatever limit `read` gave, what is written reads back to it. (Above
+    /// 2^53 `read` gives only what a Double holds: 2^62 - 1 is read as 2^62,
+    /// so the samples are limits as `read` makes them.)
+    func test_R30_everyWrittenRateReadsBackToTheSameBytes() {
+        var generator = SplitMix64(seed: 30)
+        var samples: [Int64] = [1, 511, 512, 1023, 1024, 1025, 65_536 + 512, Int64.max / 2, 9_000_000_000_000_000_000]
+        for _ in 0..<20_000 {
+            let magnitude = Int64(generator.next() % 62)
+            samples.append(Int64(generator.next() % UInt64(1 << magnitude)) + 1)
+            // Round numbers of a unit and fractions of one, where the fractions are written.
+            let unit: Int64 = [1 << 10, 1 << 20, 1 << 30][Int(generator.next() % 3)]
+            samples.append(unit * Int64(generator.next() % 5000 + 1) / 8)
+        }
+        for sample in samples {
+            guard let bytes = ByteRate.parse(String(sample)) else { XCTFail("\(sample)"); continue }
+            let text = ByteRate.written(bytes)
+            XCTAssertEqual(ByteRate.parse(text), bytes, text)
+        }
+    }
 }

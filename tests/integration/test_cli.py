@@ -114,6 +114,19 @@ def test_r4_client_commands_name_the_mount_when_there_are_two(make_mount, faults
     assert not os.path.ismount(second.mp) and os.path.ismount(first.mp)
 
 
+@pytest.mark.parametrize("flag, value, words", [
+    ("--split", "99", "--split 99: must be from 1 to 16"),
+    ("--max-active", "0", "--max-active 0: must be at least 1"),
+    ("--speed-limit", "2Mb", "--speed-limit 2Mb: rate"),
+])
+def test_r1_a_flag_error_names_the_flag(make_mount, tmp_path, flag, value, words):
+    """Issue 25: the flag form keeps naming the flag (the -o form: test_fstab.py)."""
+    mount = make_mount(flag, value, start=False)
+    mount.mp.mkdir(parents=True)
+    result = mount.assert_mount_refused(tmp_path)
+    assert words in result.stderr, result.stderr
+
+
 @pytest.fixture
 def tmux(tmp_path):
     """A private tmux server (own socket), killed by that socket afterwards."""
@@ -204,8 +217,8 @@ def test_r4_status_watch_fits_a_small_terminal(make_mount, faultserver, download
 
 
 HELP_DIR = Path(__file__).parent / "help"
-COMMANDS = [[], ["mount"], ["unmount"], ["add"], ["status"]]
-COMMAND_IDS = ["downloadfs", "mount", "unmount", "add", "status"]
+COMMANDS = [[], ["mount"], ["unmount"], ["add"], ["status"], ["wait"], ["ctl"]]
+COMMAND_IDS = ["downloadfs", "mount", "unmount", "add", "status", "wait", "ctl"]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=COMMAND_IDS)
@@ -219,7 +232,7 @@ def test_r5_help_with_example(downloadfs_bin, tmp_path, command):
                      if usage in line and not re.match(r"\s*usage", line, re.IGNORECASE)]
     assert example_lines, f"no example line running `{usage}`:\n{text}"
     if not command:
-        for sub in ("mount", "unmount", "add", "status"):
+        for sub in ("mount", "unmount", "add", "status", "wait", "ctl"):
             assert sub in text
 
 

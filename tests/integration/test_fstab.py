@@ -95,7 +95,7 @@ def test_r8_type_fuse_downloadfs_through_mount_fuse3(make_mount, downloadfs_bin,
 
 
 @pytest.mark.parametrize("options, words", [
-    ("max-active=0", "--max-active must be at least 1"),
+    ("max-active=0", "-o max-active=0: must be at least 1"),
     ("speed-limit=2Mb", "is in bits"),
     ("max-active", "option max-active needs a value"),
     ("bogus_option", "bogus_option"),
@@ -108,3 +108,34 @@ def test_r8_a_bad_option_fails_the_mount_and_says_why(make_mount, downloadfs_bin
     assert words in result.stderr, result.stderr
     assert _mounted_type(mount.mp) is None
     assert not re.search(r"Usage|USAGE", result.stderr), "one line, not the usage block"
+
+
+# Issue 25: every own option's error names it as `-o name=value`, never as
+# the flag it is translated into (`--split`), which the user never wrote.
+OPTION_ERRORS = [
+    ("split=99", "-o split=99: must be from 1 to 16"),
+    ("split=two", "-o split=two: must be a whole number"),
+    ("max-active=0", "-o max-active=0: must be at least 1"),
+    ("max-active=-1", "-o max-active=-1: must be at least 1"),
+    ("max_tries=0", "-o max-tries=0: must be at least 1"),
+    ("max-connections-per-host=99", "-o max-connections-per-host=99: must be from 1 to 64"),
+    ("speed-limit=fast", '-o speed-limit=fast: bad rate "fast"'),
+    ("ca-certificate=/nonexistent/ca.pem", "-o ca-certificate=/nonexistent/ca.pem: no such file"),
+]
+
+
+@pytest.mark.parametrize("options, words", OPTION_ERRORS, ids=[o for o, _ in OPTION_ERRORS])
+def test_r8_an_option_error_names_the_option_as_written(make_mount, downloadfs_bin, tmp_path, options, words):
+    """Through mount.fuse3 as mount(8) runs it for `-t fuse.downloadfs`."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "downloadfs").symlink_to(downloadfs_bin)
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    env = dict(os.environ, PATH=f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin")
+    result = _run(["mount.fuse3", mount.state, mount.mp, "-t", "fuse.downloadfs", "-o", f"rw,{options}"], env=env)
+    assert result.returncode != 0, result
+    assert words in result.stderr, result.stderr
+    name = options.split("=")[0].replace("_", "-")
+    assert f"--{name}" not in result.stderr, f"names a flag the user never wrote: {result.stderr!r}"
+    assert _mounted_type(mount.mp) is None

@@ -25,10 +25,10 @@ def _completed_task(mount, faultserver, path="/m.bin", size=1000):
 def test_r6_modes(mount, faultserver):
     task = _completed_task(mount, faultserver)
     expected = {
-        "status": 0o444, "log": 0o444, "ctl": 0o200, "queue/new": 0o644,
+        "status": 0o444, "log": 0o444, "ctl": 0o644, "queue/new": 0o644,
         f"queue/{task}/status": 0o444, f"queue/{task}/url": 0o444,
         f"queue/{task}/log": 0o444, f"queue/{task}/wait": 0o444,
-        f"queue/{task}/ctl": 0o200, f"queue/{task}/m.bin": 0o444, "files/m.bin": 0o444,
+        f"queue/{task}/ctl": 0o644, f"queue/{task}/m.bin": 0o444, "files/m.bin": 0o444,
     }
     for rel, mode in expected.items():
         info = os.stat(mount.mp / rel)
@@ -220,7 +220,7 @@ def test_r23_a_download_named_like_a_fixed_entry_is_reachable(mount, faultserver
     assert len(set(inodes.values())) == len(listing), f"two names share an inode: {inodes}"
     # The fixed entries are still themselves.
     assert mount.status(task)["id"] == str(task)
-    assert os.stat(folder / "ctl").st_mode & 0o777 == 0o200
+    assert os.stat(folder / "ctl").st_mode & 0o777 == 0o644
     # The data, while it downloads: held bytes and bytes far ahead.
     assert os.stat(data).st_size == size
     for offset in (0, 3 * MiB + 4321):

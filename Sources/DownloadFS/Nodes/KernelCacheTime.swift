@@ -2,7 +2,7 @@
 /// "Nodes and notifications").
 enum KernelCacheTime {
     /// Names and attributes that change only with a task change the daemon
-    /// announces (R7): directories, `queue/new`, `ctl`, `url`, `wait`,
+    /// announces (R7): directories, `queue/new`, `url`, `wait`,
     /// finished files, and the name of every node. Long enough that a
     /// script polling `status` every few seconds, or `status --watch` every
     /// second, walks its path without a round trip; every change that makes

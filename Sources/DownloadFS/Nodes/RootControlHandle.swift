@@ -1,11 +1,20 @@
 import DownloadFSCore
 import FuseKit
 
-/// An open `MOUNT/ctl`: each write is one global command (R31).
-final class RootControlHandle: FileWriter {
+/// An open `MOUNT/ctl`: each write is one global command (R31); reads give
+/// the settings as they were at open.
+final class RootControlHandle: FileWriter, FileReader {
     private let context: NodeContext
+    private let settings: SnapshotHandle
 
-    init(context: NodeContext) { self.context = context }
+    init(context: NodeContext, settings: [UInt8]) {
+        self.context = context
+        self.settings = SnapshotHandle(settings)
+    }
+
+    func read(size: Int, offset: Int64, reply: ReadReply) {
+        settings.read(size: size, offset: offset, reply: reply)
+    }
 
     func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
         let text = String(decoding: data, as: UTF8.self)

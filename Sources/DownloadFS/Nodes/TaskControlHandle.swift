@@ -3,13 +3,20 @@ import FuseKit
 
 /// An open `queue/<id>/ctl`: each write is one command (R30), answered once
 /// the loop has committed it; a refused one is EINVAL and a log line.
-final class TaskControlHandle: FileWriter {
+/// Reads give the task's settings as they were at open.
+final class TaskControlHandle: FileWriter, FileReader {
     private let context: NodeContext
     private let id: Int64
+    private let settings: SnapshotHandle
 
-    init(context: NodeContext, id: Int64) {
+    init(context: NodeContext, id: Int64, settings: [UInt8]) {
         self.context = context
         self.id = id
+        self.settings = SnapshotHandle(settings)
+    }
+
+    func read(size: Int, offset: Int64, reply: ReadReply) {
+        settings.read(size: size, offset: offset, reply: reply)
     }
 
     func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {

@@ -1,0 +1,37 @@
+/// What `downloadfs ctl ID|all COMMAND…` writes to (R4): a task's `ctl`
+/// (R30) or, for `all`, the mount's (R31).
+public enum ControlTarget: Sendable, Equatable {
+    case task(Int64)
+    case all
+
+    /// `all`, or a task id (digits, 1 or more); nil for anything else.
+    public init?(_ word: String) {
+        if word == "all" { self = .all; return }
+        guard !word.isEmpty, word.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let id = Int64(word), id >= 1 else { return nil }
+        self = .task(id)
+    }
+
+    /// The file under the mountpoint: `queue/3/ctl` or `ctl`.
+    public var file: String {
+        switch self {
+        case .task(let id): return "queue/\(id)/ctl"
+        case .all: return "ctl"
+        }
+    }
+
+    /// Why the mount refused a write to this file, from `MOUNT/log`: the
+    /// newest line `<time> <file>: refused: REASON` (the daemon writes it
+    /// before it answers EINVAL); nil when there is none.
+    public func refusal(inLog log: String) -> String? {
+        let marker = "\(file): refused: "
+        for line in log.split(separator: "\n").reversed() {
+            // `<time> <message>`: the message must be this file's, not a
+            // longer path ending in it (`queue/3/ctl` is not the root's `ctl`).
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let message = line[line.index(after: space)...]
+            if message.hasPrefix(marker) { return String(message.dropFirst(marker.count)) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,78 @@
+import DownloadFSCore
+import Foundation
+import Glibc
+
+/// Waits on tasks through the mount's files (R4, R22) — `downloadfs wait`
+/// and `add --wait`: a read of each `queue/<id>/wait` in turn, a line per
+/// task on stdout as it is known, and the exit status from them all
+/// (`TaskEnding`).
+struct TaskWaiter {
+    let root: String
+    let command: String
+
+    /// Every task of `MOUNT/status` not completed or failed (paused ones too).
+    func unfinished() throws(ClientError) -> [Int64] {
+        guard let table = try? String(contentsOfFile: root + "/status", encoding: .utf8) else {
+            throw ClientError("\(command): cannot read \(root)/status; is downloadfs mounted there?")
+        }
+        return StatusReading.unfinishedIDs(inTable: table)
+    }
+
+    /// Waits for each of `ids`, in the order given, printing its line once
+    /// it has ended; returns 0 when all completed, 3 when any failed. An id
+    /// that is not there when asked for is an error before any wait; one
+    /// removed while waited on has failed (`failed: task removed`, R22).
+    func wait(for ids: [Int64]) throws(ClientError) -> Int32 {
+        for id in ids where access(taskDirectory(id), F_OK) != 0 {
+            let code = errno
+            if code == ENOENT { throw ClientError("\(command): no task \(id) in \(root) (downloadfs status lists them)") }
+            throw ClientError("\(command): cannot see task \(id) in \(root): \(String(cString: strerror(code)))")
+        }
+        var endings: [TaskEnding] = []
+        for id in ids {
+            let before = name(of: id)
+            let ending = try waitFor(id)
+            let line = ending.line(id: id, name: ending == .completed ? name(of: id) ?? before : nil)
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            endings.append(ending)
+        }
+        return TaskEnding.exitStatus(endings)
+    }
+
+    private func taskDirectory(_ id: Int64) -> String { "\(root)/queue/\(id)" }
+
+    /// The task's name now, from its `status`; nil when it is gone.
+    private func name(of id: Int64) -> String? {
+        (try? String(contentsOfFile: taskDirectory(id) + "/status", encoding: .utf8))
+            .flatMap { StatusReading.value("name", inStatus: $0) }
+    }
+
+    /// Blocks on `queue/<id>/wait` until the task ends.
+    private func waitFor(_ id: Int64) throws(ClientError) -> TaskEnding {
+        let path = taskDirectory(id) + "/wait"
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            // Removed between the check and the open.
+            if code == ENOENT { return .failed("task removed") }
+            throw ClientError("\(command): cannot open \(path): \(String(cString: strerror(code)))")
+        }
+        defer { close(fd) }
+        var text = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ClientError("\(command): cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            text += buffer[..<n]
+        }
+        let answer = String(decoding: text, as: UTF8.self)
+        guard let ending = TaskEnding(waitText: answer) else {
+            throw ClientError("\(command): \(path) said \"\(answer.trimmingCharacters(in: .whitespacesAndNewlines))\", not completed or failed")
+        }
+        return ending
+    }
+}
