@@ -49,6 +49,16 @@ public struct ConnectionOptions: Sendable, Equatable {
         return parts.string
     }
 
+    /// The user and password handed curl for a request of `url`: each
+    /// replaces its part of a `user:password@` in the URL (libcurl's rule).
+    /// A password with no user at all — neither `http-user` nor one in the
+    /// URL — is not handed over (aria2 ignores it too; curl would send no
+    /// basic auth without a user, and log in to FTP as anonymous).
+    public func credentials(for url: String) -> (user: String?, password: String?) {
+        guard user != nil || (URLParts.split(url)?.userinfo.map { !$0.isEmpty } ?? false) else { return (nil, nil) }
+        return (user, password)
+    }
+
     /// The cookies a connection to `url` hands curl at `now` (seconds since
     /// the epoch), as cookies.txt lines (`CookieJar.lines`).
     public func cookieLines(for url: String, now: Int64) -> [String] {

@@ -140,8 +140,9 @@ final class EasyTransfer {
         // copies the strings; they never reach a log. Sent only to the host
         // first asked: UNRESTRICTED_AUTH off (curl's default, said here so
         // no one turns it on), so a redirect to another host gets none.
-        if let user = options.user { set(ccurl_easy_setopt_string(handle, CURLOPT_USERNAME, user)) }
-        if let password = options.password { set(ccurl_easy_setopt_string(handle, CURLOPT_PASSWORD, password)) }
+        let credentials = options.credentials(for: url)
+        if let user = credentials.user { set(ccurl_easy_setopt_string(handle, CURLOPT_USERNAME, user)) }
+        if let password = credentials.password { set(ccurl_easy_setopt_string(handle, CURLOPT_PASSWORD, password)) }
         set(ccurl_easy_setopt_long(handle, CURLOPT_UNRESTRICTED_AUTH, 0))
         if let proxy = options.proxy {
             // The task's proxy replaces the environment's, no_proxy included:

@@ -79,6 +79,15 @@ final class InputOptionsTests: XCTestCase {
         XCTAssertNil(ConnectionOptions().referer(for: "http://h/a"))
     }
 
+    func test_R10_credentialsNeedAUserFromTheOptionOrTheURL() {
+        let both = ConnectionOptions(user: "u", password: "p")
+        XCTAssertTrue(both.credentials(for: "http://h/a") == ("u", "p"))
+        let passwordOnly = ConnectionOptions(password: "p")
+        XCTAssertTrue(passwordOnly.credentials(for: "http://h/a") == (nil, nil))
+        XCTAssertTrue(passwordOnly.credentials(for: "ftp://bob@h/a") == (nil, "p"))
+        XCTAssertTrue(ConnectionOptions(user: "u").credentials(for: "http://h/a") == ("u", nil))
+    }
+
     func test_R10_anEmptyPasswordIsAPassword() throws {
         XCTAssertEqual(try options("http-passwd=").httpPassword, "")
     }
