@@ -14,7 +14,8 @@ import sqlite3
 import pytest
 
 from support.faultserver import FaultServer, unused_port
-from support.files import KiB, MiB, sha256_file, sha256_of
+from support.files import KiB, MiB, sha256_file, sha256_of, write_content
+from support.ftpserver import FtpServer
 from support.tinyproxy import TinyProxy
 
 # Every variable libcurl reads a proxy from (see test_tls.py).
@@ -227,3 +228,24 @@ def test_r10_r53_dead_all_proxy_retries_naming_the_proxy(mount):
     assert f"proxy 127.0.0.1:{dead}" in status["error"], status["error"]
     assert "all-proxy" in status["error"], status["error"]
     assert PASSWORD not in mount.read(f"queue/{task}/status") + mount.task_log(task) + mount.log()
+
+
+def test_r10_http_user_and_passwd_log_in_to_ftp(mount, tmp_path):
+    home = tmp_path / "ftp-home"
+    home.mkdir()
+    write_content(home / "login.bin", 77, 64 * KiB)
+    ftp = FtpServer(home)
+    try:
+        url = f"ftp://127.0.0.1:{ftp.port}/login.bin"
+        task = mount.add_one(url, f"http-user={FtpServer.USER}", f"http-passwd={FtpServer.PASSWORD}")
+        mount.wait_state(task, "completed", timeout=30)
+        assert sha256_file(mount.mp / "files" / "login.bin") == sha256_of(77, 64 * KiB)
+        assert ftp.sent("USER") and set(ftp.sent("USER")) == {FtpServer.USER}, ftp.sent("USER")
+        # A wrong password is the FTP server's refusal, in words, not a retry.
+        bad = mount.add_one(f"ftp://127.0.0.1:{ftp.port}/login.bin?again", f"http-user={FtpServer.USER}",
+                            f"http-passwd=wrong-{PASSWORD}")
+        status = mount.wait_state(bad, "failed", timeout=30)
+        assert "refused the login" in status["error"], status["error"]
+        assert PASSWORD not in mount.read(f"queue/{bad}/status") + mount.task_log(bad) + mount.log()
+    finally:
+        ftp.stop()
