@@ -167,6 +167,11 @@ def test_r10_cookies_are_kept_with_the_task_when_the_file_is_gone(mount, faultse
     gets = faultserver.gets("/opt/later.bin")
     assert len(gets) >= 2 and gets[0].status == 503, [r.status for r in gets]
     assert all(cookie_pairs(r) == SENT for r in gets), [r.header_lines for r in gets]
+    # The file's five unexpired cookies for 127.0.0.1 were kept (the path and
+    # secure flag are matched per request); the log says how many, not which.
+    log = mount.task_log(task)
+    assert "load-cookies: kept 5 cookies for this task's hosts" in log, log
+    assert COOKIE_SECRET not in log
 
 
 def test_r11_missing_cookie_file_refuses_the_write(mount, faultserver, tmp_path):
