@@ -6,9 +6,9 @@
 /// six fields is a cookie with an empty value, as curl reads it. Lines
 /// starting with `#` are comments, except `#HttpOnly_` before a domain
 /// (curl's and Firefox's mark of an HttpOnly cookie); blank lines are
-/// skipped; a final CR is dropped. A line that is none of these is
-/// malformed: skipped, as curl and aria2 skip it, and reported so a file
-/// that holds no cookie at all can be refused.
+/// skipped; a final CR and a leading byte-order mark are dropped. A line
+/// that is none of these is malformed: skipped, as curl and aria2 skip it,
+/// and reported so a file that holds no cookie at all can be refused.
 public enum NetscapeCookies {
     /// What one file held.
     public struct Parsed: Sendable, Equatable {
@@ -27,6 +27,8 @@ public enum NetscapeCookies {
     public static func parse(_ text: String) -> Parsed {
         var parsed = Parsed(cookies: [], malformed: [])
         var number = 0
+        // A byte-order mark some editors write is not part of the first line.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         // "\r\n" is one Character to Swift: split on both.
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
@@ -58,6 +60,8 @@ public enum NetscapeCookies {
         }
         var domain = fields[0].lowercased()
         while domain.hasPrefix(".") { domain.removeFirst() }
+        // An IPv6 address as a URL writes it; `URLParts.hostName` has no brackets either.
+        if domain.hasPrefix("["), domain.hasSuffix("]") { domain = String(domain.dropFirst().dropLast()) }
         guard !domain.isEmpty, !domain.contains(" ") else { return .failure(Problem(reason: "no domain")) }
         guard let includeSubdomains = flag(fields[1]) else {
             return .failure(Problem(reason: "include-subdomains is \"\(fields[1])\", not TRUE or FALSE"))

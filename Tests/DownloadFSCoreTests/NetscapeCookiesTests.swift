@@ -25,6 +25,12 @@ final class NetscapeCookiesTests: XCTestCase {
         XCTAssertTrue(parsed.malformed.isEmpty)
     }
 
+    func test_R10_aByteOrderMarkAndIPv6BracketsAreDropped() {
+        let parsed = NetscapeCookies.parse("\u{FEFF}[::1]\tFALSE\t/\tFALSE\t0\tn\tv\n")
+        XCTAssertEqual(parsed.cookies.map(\.domain), ["::1"])
+        XCTAssertTrue(parsed.cookies[0].matches(url: "http://[::1]:8080/a", now: 0))
+    }
+
     func test_R10_sixFieldsIsAnEmptyValueAsCurlReadsIt() {
         XCTAssertEqual(NetscapeCookies.parse("h\tFALSE\t/\tFALSE\t0\tempty\n").cookies.map(\.value), [""])
     }

@@ -45,6 +45,8 @@ class TinyProxy:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout=10):
+        if not Path(TINYPROXY).exists():
+            raise AssertionError("tinyproxy is not installed: run scripts/install-deps --test")
         self.process = subprocess.Popen([TINYPROXY, "-d", "-c", str(self.config)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
