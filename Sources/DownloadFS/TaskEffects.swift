@@ -163,7 +163,7 @@ final class TaskEffects {
         // dropped; with none left it gets the first one anyway, and fails it.
         let urls = task.liveURLs
         engine?.start(TransferRequest(id: id, url: urls.first ?? task.url, mirrors: Array(urls.dropFirst()),
-                                      headers: task.options.headers, ranges: task.ranges, known: stored,
+                                      connection: ConnectionOptions(task.options), ranges: task.ranges, known: stored,
                                       split: set.split(of: task), partialPath: state.partial(id),
                                       readsOnly: readsOnly, retry: set.machine.retry),
                       serial: serial, live: live)

@@ -30,7 +30,7 @@ final class TaskLoop: @unchecked Sendable {
     var onChanges: (@Sendable ([TaskChange]) -> Void)?
     /// Where requests and reports come in.
     let client = LoopClient()
-    private let configuration: DaemonConfiguration
+    let configuration: DaemonConfiguration
     private var effects: TaskEffects!
     private let finished = DispatchSemaphore(value: 0)
 

@@ -2,13 +2,21 @@
 ///
 /// Kept apart from the line splitting in `InputParser` so each option's
 /// grammar and its rejection sentence sit in one place. Later values of
-/// `out`, `checksum`, `max-download-limit` and `split` replace earlier ones, as
-/// in aria2; `header` accumulates.
+/// every option but `header` replace earlier ones, as in aria2; `header`
+/// accumulates. A refusal never repeats an `http-passwd` value, nor the
+/// password of an `all-proxy` URL (R6).
 enum InputOptionLine {
-    static let knownKeys = ["out", "header", "checksum", "max-download-limit", "split"]
+    static let knownKeys = ["out", "header", "checksum", "max-download-limit", "split", "referer", "user-agent",
+                            "http-user", "http-passwd", "all-proxy", "load-cookies"]
+
+    /// The schemes `all-proxy=` takes (curl's proxy kinds); none written means http, as in aria2.
+    static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
     /// Applies `text` (leading blanks already removed); returns the rejection reason, or nil.
-    static func apply(_ text: String, to options: inout TaskOptions) -> String? {
+    /// `urls` are the URL line's URLs, needed only by `load-cookies` (whose
+    /// file `context` reads); other callers may pass none.
+    static func apply(_ text: String, to options: inout TaskOptions, urls: [String] = [],
+                      context: InputContext = .noFiles) -> String? {
         // By bytes, not Characters: cheaper per line, and "=" is split on even before a combining mark.
         guard let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) else {
             return "malformed option \"\(text)\" (expected key=value)"
@@ -46,6 +54,34 @@ enum InputOptionLine {
                 return "malformed option split=\(value) (expected a whole number from \(range.lowerBound) to \(range.upperBound))"
             }
             options.split = n
+        case "referer":
+            guard !value.isEmpty else { return "malformed option referer: empty (expected a URL, or * for each request's own URL)" }
+            if value != "*", let reason = InputParser.validateURL(value) {
+                return "malformed option referer=\(URLNormalizer.maskingPassword(value)): \(reason)"
+            }
+            options.referer = value
+        case "user-agent":
+            guard !value.isEmpty else { return "malformed option user-agent: empty" }
+            options.userAgent = value
+        case "http-user":
+            guard !value.isEmpty else { return "malformed option http-user: empty user name" }
+            guard !value.contains(":") else {
+                return "malformed option http-user: a user name cannot hold \":\" (basic auth puts one between user and password)"
+            }
+            options.httpUser = value
+        case "http-passwd":
+            // Any text, "" included; never repeated in a sentence (R6).
+            options.httpPassword = value
+        case "all-proxy":
+            if let reason = proxyProblem(value) {
+                return "malformed option all-proxy=\(URLNormalizer.maskingPassword(value)): \(reason)"
+            }
+            options.proxy = value
+        case "load-cookies":
+            switch loadCookies(value, urls: urls, context: context) {
+            case .success(let cookies): options.cookies = cookies
+            case .failure(let problem): return "load-cookies=\(value): \(problem.reason)"
+            }
         default:
             if key.isEmpty {
                 return "malformed option \"\(text)\" (expected key=value)"
@@ -53,6 +89,53 @@ enum InputOptionLine {
             return "unknown option \"\(key)\" (known: \(knownKeys.joined(separator: ", ")))"
         }
         return nil
+    }
+
+    /// Why `value` is no proxy URL (`[SCHEME://][USER:PASSWORD@]HOST[:PORT][/]`), nil when it is one or "" (go direct).
+    static func proxyProblem(_ value: String) -> String? {
+        if value.isEmpty { return nil }
+        var url = value
+        if let range = value.range(of: "://") {
+            let scheme = value[..<range.lowerBound].lowercased()
+            guard proxySchemes.contains(scheme) else {
+                return "unsupported proxy scheme \"\(value[..<range.lowerBound])\" (use \(proxySchemes.joined(separator: ", ")))"
+            }
+        } else {
+            url = "http://" + value
+        }
+        guard let parts = URLParts.split(url) else { return "expected [http://][user:password@]host[:port]" }
+        guard parts.pathAndQuery.isEmpty || parts.pathAndQuery == "/", parts.fragment == nil else {
+            return "a proxy URL has no path (expected [http://][user:password@]host[:port])"
+        }
+        if parts.host.isEmpty { return "no host" }
+        if parts.host.contains(where: { $0 == " " || $0 == "\t" }) { return "a space in the host" }
+        if let port = parts.port {
+            guard !port.isEmpty, port.utf8.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let number = Int(port), (1...65535).contains(number) else {
+                return "invalid port \"\(port)\" (must be a number from 1 to 65535)"
+            }
+        }
+        return nil
+    }
+
+    /// The cookies of the cookies.txt at `path` that a task with `urls` keeps (`CookieJar.kept`).
+    static func loadCookies(_ path: String, urls: [String],
+                            context: InputContext) -> Result<[Cookie], InputFileProblem> {
+        guard !path.isEmpty else { return .failure(InputFileProblem(reason: "no file named")) }
+        guard path.hasPrefix("/") else {
+            return .failure(InputFileProblem(reason: "not an absolute path (the mount does not know the writer's directory)"))
+        }
+        let text: String
+        switch context.readFile(path) {
+        case .success(let read): text = read
+        case .failure(let problem): return .failure(problem)
+        }
+        let parsed = NetscapeCookies.parse(text)
+        if parsed.cookies.isEmpty, let first = parsed.malformed.first {
+            return .failure(InputFileProblem(
+                reason: "not a Netscape cookies.txt: no line holds a cookie (line \(first.line): \(first.reason))"))
+        }
+        return .success(CookieJar.kept(parsed.cookies, for: urls, now: context.now()))
     }
 
     /// `Name: value` with an HTTP token name, rewritten as `Name: value` with the value trimmed; nil if malformed.

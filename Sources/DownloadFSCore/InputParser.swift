@@ -65,7 +65,12 @@ public struct InputParser: Sendable {
     /// How to undo the last successful `feed` or `finish` (`undoLast`).
     private var lastCall: UndoMark?
 
-    public init() {}
+    /// Reads the files option lines name (`load-cookies=`), and tells the time.
+    private let context: InputContext
+
+    public init(context: InputContext = .noFiles) {
+        self.context = context
+    }
 
     /// True when nothing is buffered: no partial line and no URL waiting for its options to end.
     public var isIdle: Bool { partialLine.isEmpty && pending == nil }
@@ -335,7 +340,10 @@ public struct InputParser: Sendable {
             if mark.pendingLine != nil && pending?.line == mark.pendingLine { mark.refusedPending = true }
             if let c = InputParser.firstControlCharacter(content, allowingTab: false) { throw reject(c) }
             // In place: a copy of the options here, per line, made parsing quadratic.
-            if let reason = InputOptionLine.apply(String(decoding: content, as: UTF8.self), to: &pending!.options) {
+            let text = String(decoding: content, as: UTF8.self)
+            // Only `load-cookies` looks at the URLs (a header line must not build an array).
+            let urls = text.hasPrefix("load-cookies=") ? [pending!.url] + pending!.mirrors : []
+            if let reason = InputOptionLine.apply(text, to: &pending!.options, urls: urls, context: context) {
                 throw reject(reason)
             }
             mark.refusedPending = false

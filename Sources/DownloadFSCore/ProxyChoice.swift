@@ -20,6 +20,17 @@ public enum ProxyChoice {
         return chosen.map(address)
     }
 
+    /// The proxy a request for `url` goes through and where it was set: the
+    /// task's `all-proxy` when it has one ("" goes direct, R10), else the
+    /// environment's, by curl's rules.
+    public static func proxy(for url: String, option: String?,
+                             environment: [String: String]) -> (address: String, source: ProxySource)? {
+        if let option {
+            return option.isEmpty ? nil : (address(option), .option)
+        }
+        return proxy(for: url, environment: environment).map { ($0, .environment) }
+    }
+
     /// Whether `no_proxy`'s `list` names `host` or one of its domains.
     static func bypasses(_ host: String, _ list: String) -> Bool {
         for item in list.split(whereSeparator: { $0 == "," || $0 == " " }) {
@@ -34,7 +45,7 @@ public enum ProxyChoice {
     }
 
     /// `http://user:secret@proxy:3128/` → `proxy:3128`.
-    private static func address(_ value: String) -> String {
+    static func address(_ value: String) -> String {
         var rest = Substring(value)
         if let range = rest.range(of: "://") { rest = rest[range.upperBound...] }
         if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }

@@ -209,6 +209,9 @@ public struct TaskSet: Sendable {
             if !entry.mirrors.isEmpty {
                 turn.log.append(TaskLogLine(taskID: id, at: now, message: Self.mirrorsLine(entry.mirrors)))
             }
+            if let cookies = options.cookies {
+                turn.log.append(TaskLogLine(taskID: id, at: now, message: Self.cookiesLine(cookies.count)))
+            }
             added.append(task)
             turn.changes.append(TaskChange(at: now, id: id, event: "added", name: task.name))
             turn.changes.append(TaskChange(at: now, id: id, event: task.state.rawValue, name: task.name))
@@ -241,6 +244,15 @@ public struct TaskSet: Sendable {
     public static func mirrorsLine(_ mirrors: [String]) -> String {
         let shown = mirrors.map(URLNormalizer.maskingPassword).joined(separator: " ")
         return "mirrors: \(mirrors.count) other URL\(mirrors.count == 1 ? "" : "s"): \(shown)"
+    }
+
+    /// The task log's word on `load-cookies=` (R10): how many cookies the
+    /// task kept, so a file with none for its hosts does not go unnoticed.
+    /// Never their names or values.
+    public static func cookiesLine(_ count: Int) -> String {
+        count == 0 ? "load-cookies: no unexpired cookie in the file is for this task's hosts; none will be sent"
+            : "load-cookies: kept \(count) cookie\(count == 1 ? "" : "s") for this task's hosts, "
+                + "sent with the requests they match"
     }
 
     private mutating func control(_ id: Int64, _ command: ControlCommand, token: UInt64, now: Date,

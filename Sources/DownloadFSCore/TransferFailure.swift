@@ -8,9 +8,10 @@ public enum TransferFailure: Error, Sendable, Equatable {
     case http(status: Int, retryAfter: Double?)
     // Transient network trouble (R53).
     case connectionRefused, connectionReset, timedOut, partialBody, dnsFailure, stalled
-    /// The proxy curl took from the environment (`ProxyChoice`) could not
-    /// be reached or refused the tunnel: said so, since the URL is not at fault.
-    case proxy(address: String, reason: String)
+    /// The proxy — the task's `all-proxy`, or the one curl took from the
+    /// environment (`ProxyChoice`) — could not be reached or refused the
+    /// tunnel: said so, since the URL is not at fault.
+    case proxy(address: String, reason: String, source: ProxySource)
     // Permanent for this URL (R55).
     case tooManyRedirects, forbiddenRedirect(String), tls(TLSProblem), badURL(String)
     /// The server refused the request for good, in words per protocol
@@ -38,8 +39,10 @@ public enum TransferFailure: Error, Sendable, Equatable {
         case .timedOut: return "connection timed out"
         case .partialBody: return "connection closed before the body was complete"
         case .dnsFailure: return "could not resolve host"
-        case .proxy(let address, let reason):
+        case .proxy(let address, let reason, .environment):
             return "proxy \(address): \(reason) (set by http_proxy, https_proxy or all_proxy; no_proxy lists hosts that go direct)"
+        case .proxy(let address, let reason, .option):
+            return "proxy \(address): \(reason) (set by the task's all-proxy option)"
         case .stalled: return "transfer stalled (slower than 1 KiB/s for 30 s)"
         case .tooManyRedirects: return "too many redirects (more than 10)"
         case .forbiddenRedirect(let scheme): return "redirect to a forbidden scheme: \(scheme)"

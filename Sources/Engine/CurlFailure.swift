@@ -7,9 +7,13 @@ enum CurlFailure {
     /// `detail` is curl's error buffer for this transfer (often more precise
     /// than the code's text); `ftp` says which protocol's words to use;
     /// `url` is what was asked for (its host names a certificate mismatch,
-    /// its proxy a failure to reach one).
+    /// its proxy a failure to reach one); `proxy` the task's `all-proxy`
+    /// (nil: the environment's).
     static func from(_ code: CURLcode, receivedData: Bool, redirects: Int, detail: String = "",
-                     ftp: Bool = false, url: String = "") -> TransferFailure {
+                     ftp: Bool = false, url: String = "", proxy: String? = nil) -> TransferFailure {
+        func throughProxy(_ url: String, _ reason: String) -> TransferFailure? {
+            Self.throughProxy(url, option: proxy, reason)
+        }
         let words = detail.isEmpty ? Curl.describe(code) : detail
         switch code {
         case CURLE_COULDNT_CONNECT: return throughProxy(url, "connection refused") ?? .connectionRefused
@@ -61,10 +65,11 @@ enum CurlFailure {
         }
     }
 
-    /// The failure as the proxy's, when curl reached `url` through one
-    /// (from the environment, as curl reads it; only read on such failures).
-    private static func throughProxy(_ url: String, _ reason: String) -> TransferFailure? {
-        ProxyChoice.proxy(for: url, environment: ProcessInfo.processInfo.environment)
-            .map { .proxy(address: $0, reason: reason) }
+    /// The failure as the proxy's, when curl reached `url` through one: the
+    /// task's `option`, else the environment's as curl reads it (read only
+    /// on such failures).
+    private static func throughProxy(_ url: String, option: String?, _ reason: String) -> TransferFailure? {
+        ProxyChoice.proxy(for: url, option: option, environment: ProcessInfo.processInfo.environment)
+            .map { .proxy(address: $0.address, reason: reason, source: $0.source) }
     }
 }

@@ -34,6 +34,8 @@ final class EasyTransfer {
     /// curl's own sentence for a failure (CURLOPT_ERRORBUFFER), often more
     /// precise than its code's text.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    /// The task's `all-proxy` (nil: the environment's): names the proxy in a failure to reach it.
+    private var proxyOption: String?
     /// The next byte of the file this connection writes.
     private(set) var position: Int64
     /// Where this connection stops (exclusive): the request's end, moved
@@ -101,11 +103,14 @@ final class EasyTransfer {
         if let headerList { curl_slist_free_all(headerList) }
     }
 
-    /// Sets the options: `headers` are the user's lines, `known` what the
-    /// task knows of the file (for If-Range), `trust` the CAs to trust,
-    /// `bufferSize` curl's read size. Returns the failure when curl refused one.
-    func configure(headers userHeaders: [String], known: StoredProgress, trust: TLSTrust,
+    /// Sets the options: `options` what every connection of the task sends
+    /// (the user's header lines, Referer, User-Agent, credentials, proxy,
+    /// cookies, R10), `known` what the task knows of the file (for If-Range),
+    /// `trust` the CAs to trust, `bufferSize` curl's read size. Returns the
+    /// failure when curl refused one.
+    func configure(_ options: ConnectionOptions, known: StoredProgress, trust: TLSTrust,
                    bufferSize: Int) -> TransferFailure? {
+        proxyOption = options.proxy
         let me = Unmanaged.passUnretained(self).toOpaque()
         var rc = CURLE_OK
         func set(_ code: CURLcode) { if rc == CURLE_OK { rc = code } }
@@ -129,7 +134,30 @@ final class EasyTransfer {
         set(ccurl_easy_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
         if let file = trust.caFile { set(ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, file)) }
         if let directory = trust.caDirectory { set(ccurl_easy_setopt_string(handle, CURLOPT_CAPATH, directory)) }
-        set(ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, Curl.userAgent))
+        set(ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent ?? Curl.userAgent))
+        if let referer = options.referer(for: url) { set(ccurl_easy_setopt_string(handle, CURLOPT_REFERER, referer)) }
+        // Basic auth (curl's default) over HTTP, the login over FTP. curl
+        // copies the strings; they never reach a log. Sent only to the host
+        // first asked: UNRESTRICTED_AUTH off (curl's default, said here so
+        // no one turns it on), so a redirect to another host gets none.
+        let credentials = options.credentials(for: url)
+        if let user = credentials.user { set(ccurl_easy_setopt_string(handle, CURLOPT_USERNAME, user)) }
+        if let password = credentials.password { set(ccurl_easy_setopt_string(handle, CURLOPT_PASSWORD, password)) }
+        set(ccurl_easy_setopt_long(handle, CURLOPT_UNRESTRICTED_AUTH, 0))
+        if let proxy = options.proxy {
+            // The task's proxy replaces the environment's, no_proxy included:
+            // "" turns curl's proxy off, and an empty NOPROXY keeps curl from
+            // reading no_proxy.
+            set(ccurl_easy_setopt_string(handle, CURLOPT_PROXY, proxy))
+            set(ccurl_easy_setopt_string(handle, CURLOPT_NOPROXY, ""))
+        }
+        // The cookies that match this URL (decided in `CookieJar`), as
+        // cookies.txt lines for curl's cookie engine rather than a Cookie
+        // header: on a redirect curl sends only those still matching, none
+        // to another host (CURLOPT_COOKIE would go everywhere).
+        for line in options.cookieLines(for: url, now: Int64(Date().timeIntervalSince1970)) {
+            set(ccurl_easy_setopt_string(handle, CURLOPT_COOKIELIST, line))
+        }
         set(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me))
         set(ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
             Unmanaged<EasyTransfer>.fromOpaque(user!).takeUnretainedValue().receive(data!, size * count)
@@ -141,7 +169,7 @@ final class EasyTransfer {
             Unmanaged<EasyTransfer>.fromOpaque(user!).takeUnretainedValue().header(line)
             return n
         })
-        var lines = userHeaders
+        var lines = options.headers
         if isFTP {
             // MDTM: the modification time is FTP's validator (R52) and the
             // finished file's mtime (R40). FTP fetches one range to the end.
@@ -405,7 +433,7 @@ final class EasyTransfer {
             var redirects = 0
             _ = ccurl_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
             return .failed(CurlFailure.from(code, receivedData: receivedData, redirects: redirects,
-                                            detail: errorText, ftp: isFTP, url: url))
+                                            detail: errorText, ftp: isFTP, url: url, proxy: proxyOption))
         }
         if let end, end != .max, position < end { return .failed(.partialBody) }
         return .done

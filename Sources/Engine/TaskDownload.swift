@@ -479,7 +479,7 @@ final class TaskDownload {
         do {
             let transfer = try EasyTransfer(id: id, url: urls[url], mirror: url, range: range, fd: fd, owner: self)
             let validators = validators(for: url)
-            if let failure = transfer.configure(headers: request.headers, known: validators, trust: trust,
+            if let failure = transfer.configure(request.connection, known: validators, trust: trust,
                                                  bufferSize: bufferSize) {
                 releaseSlot(of: id, url)
                 return connectionFailed(id, on: url, failure)

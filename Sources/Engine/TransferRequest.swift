@@ -6,8 +6,9 @@ public struct TransferRequest: Sendable {
     public var url: String
     /// Other URLs of the same file (R19), not dropped yet; connections spread over `url` and these.
     public var mirrors: [String]
-    /// The user's `header=` lines.
-    public var headers: [String]
+    /// What every connection sends: the user's `header=` lines, Referer,
+    /// User-Agent, credentials, proxy, cookies (R10), on each segment and mirror.
+    public var connection: ConnectionOptions
     /// The byte ranges the data file holds (committed, R51): only the others are fetched.
     public var ranges: ByteRanges
     /// What is known of the file: its total and validators (R52); `offset` is not used.
@@ -22,13 +23,13 @@ public struct TransferRequest: Sendable {
 
     /// Speed limits and later changes of `split` are sent separately
     /// (`Engine.setSpeedLimit`, `Engine.setSplit`), since they change while a transfer runs.
-    public init(id: Int64, url: String, mirrors: [String] = [], headers: [String], ranges: ByteRanges,
+    public init(id: Int64, url: String, mirrors: [String] = [], connection: ConnectionOptions, ranges: ByteRanges,
                 known: StoredProgress, split: SplitPolicy, partialPath: String, readsOnly: Bool = false,
                 retry: RetryPolicy = RetryPolicy()) {
         self.id = id
         self.url = url
         self.mirrors = mirrors
-        self.headers = headers
+        self.connection = connection
         self.ranges = ranges
         self.known = known
         self.split = split

@@ -20,7 +20,11 @@ final class CatalogRoundTripTests: XCTestCase {
             headers: ["Authorization: Bearer a\"b\\c", "X-Ünicode: é ✓", "Cookie: a=b; c=d", "X-Empty:"],
             checksum: Checksum(algorithm: .sha256, hex: String(repeating: "0123456789abcdef", count: 4)),
             maxDownloadLimit: 1_048_576, split: 12,
-            mirrors: ["https://mirror.example.org/ü.iso", "ftp://user:pw@ftp.example.org/pub/ü.iso"])
+            mirrors: ["https://mirror.example.org/ü.iso", "ftp://user:pw@ftp.example.org/pub/ü.iso"],
+            referer: "https://example.org/ü?a=b", userAgent: "Mozilla/5.0 (X11; \"ü\")", httpUser: "ünï",
+            httpPassword: "p\"w\\ ✓", proxy: "socks5h://u:p@proxy.example:1080",
+            cookies: [Cookie(domain: "example.org", includeSubdomains: true, path: "/ü", secure: true,
+                             expires: 4_000_000_000, name: "sid", value: "a=b; \"c\"", httpOnly: true)])
         var task = DownloadTask(url: "https://user:secret@Example.org:443/a%20b/ü.iso?x=1&y=2#frag",
                                 normalizedURL: "https://user:secret@example.org/a%20b/ü.iso?x=1&y=2",
                                 options: options, name: "Ünïcode out \"name\".iso",
@@ -159,6 +163,12 @@ final class CatalogRoundTripTests: XCTestCase {
         XCTAssertNil(back.split, "no split of its own: the daemon's default")
         XCTAssertNil(back.options.mirrors)
         XCTAssertEqual(back.droppedMirrors, [])
+        XCTAssertNil(back.options.referer)
+        XCTAssertNil(back.options.userAgent)
+        XCTAssertNil(back.options.httpUser)
+        XCTAssertNil(back.options.httpPassword)
+        XCTAssertNil(back.options.proxy)
+        XCTAssertNil(back.options.cookies)
     }
 
     /// R19: a task's mirrors are stored with its options, as added (and

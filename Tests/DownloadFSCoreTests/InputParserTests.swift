@@ -259,7 +259,8 @@ final class InputParserTests: XCTestCase {
 
     func test_R11_rejectsUnknownOptionAndNamesIt() {
         assertRejected("http://h/a\n dir=/tmp\n", line: 2,
-                       reason: "unknown option \"dir\" (known: out, header, checksum, max-download-limit, split)")
+                       reason: "unknown option \"dir\" (known: out, header, checksum, max-download-limit, split, "
+                           + "referer, user-agent, http-user, http-passwd, all-proxy, load-cookies)")
         assertRejected("http://h/a\n OUT=x\n", line: 2, reason: "unknown option \"OUT\"")
     }
 

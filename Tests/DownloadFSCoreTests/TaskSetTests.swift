@@ -145,6 +145,22 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(turn.log, [], "nothing new, nothing said")
     }
 
+    /// R10: the task log says how many cookies of a `load-cookies=` file the task kept, never which.
+    func test_R10_theTaskLogSaysHowManyCookiesWereKept() {
+        var h = Harness(maxActive: 0)
+        var turn = TaskSetTurn()
+        let cookie = Cookie(domain: "h", includeSubdomains: false, name: "sid", value: "secret-value")
+        let entries = [InputEntry(url: "http://h/a", options: TaskOptions(cookies: [cookie, cookie]), line: 1),
+                       InputEntry(url: "http://h/b", options: TaskOptions(cookies: []), line: 2),
+                       InputEntry(url: "http://h/c", line: 3)]
+        h.set.handle(.add(entries, token: 1), now: h.now, monotonic: 0, into: &turn)
+        let taskLines = turn.log.filter { $0.taskID != nil }
+        XCTAssertEqual(taskLines.map(\.taskID), [1, 2])
+        XCTAssertEqual(taskLines.map(\.message), [TaskSet.cookiesLine(2), TaskSet.cookiesLine(0)])
+        XCTAssertEqual(TaskSet.cookiesLine(2), "load-cookies: kept 2 cookies for this task's hosts, sent with the requests they match")
+        XCTAssertFalse(turn.log.contains { $0.message.contains("secret-value") || $0.message.contains("sid") })
+    }
+
     func test_R24_anAddedTaskSaysAddedThenQueued() {
         var h = Harness(maxActive: 0)
         var turn = TaskSetTurn()

@@ -14,12 +14,16 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
     /// The drop-in file this handle made (R14), nil for `queue/new`.
     private let dropIn: (name: String, number: UInt64)?
     private let lock = NSLock()
-    private var parser = InputParser()
+    private var parser: InputParser
+    /// What the parser reads `load-cookies=` files with.
+    private let inputContext: InputContext
     private var ids: [Int64] = []
 
     init(context: NodeContext, dropIn: (name: String, number: UInt64)?) {
         self.context = context
         self.dropIn = dropIn
+        inputContext = CookieFileReader(mountpoint: MountPreflight.absolute(context.loop.configuration.mountpoint)).context
+        parser = InputParser(context: inputContext)
     }
 
     /// How log lines name this input.
@@ -78,7 +82,7 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
             // The URLs accepted before the bad final line still count (their
             // options ended); one whose option line it was is already dropped.
             let accepted = parser.takePending()
-            parser = InputParser()
+            parser = InputParser(context: inputContext)
             context.log.daemon("\(source): refused the last line, nothing added from it: \(error.message)", level: .warning)
             if let added = try? add(accepted) { ids += added }
             throw .invalid

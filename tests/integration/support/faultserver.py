@@ -4,7 +4,8 @@ Each path is a `Resource` with deterministic content (see `files`) and knobs
 set by the test: cut the connection, stall, throttle, ignore ranges, answer
 with an error status a few times, redirect, change the file between
 requests, send hostile headers. Every request is recorded (method, Range,
-If-Range, all headers, status, the first body byte served, body bytes actually
+If-Range, all headers (`headers` by name, `header_lines` as received,
+repeats kept), status, the first body byte served, body bytes actually
 written to the socket, which TCP connection carried it) so tests can assert
 what the daemon asked for and how much it fetched; every TCP connection is
 recorded too, so tests can count how many were open at once. It also plays
@@ -178,6 +179,14 @@ class RequestRecord:
     proxied: bool = False       # asked in absolute form (`GET http://host/x`), as a
                                 # client asks an HTTP proxy; `path` is then the URL's path
     absolute_url: Optional[str] = None  # the absolute-form target as sent, else None
+    header_lines: list = dataclasses.field(default_factory=list)  # every (lower-cased name,
+                                # value) as received, in order, repeats kept (`headers`
+                                # keeps the last of a repeated name)
+
+    def header_values(self, name):
+        """Every value of header `name` (any case) the request carried, in order."""
+        name = name.lower()
+        return [value for key, value in self.header_lines if key == name]
 
     @property
     def range(self):
@@ -415,6 +424,7 @@ class FaultServer:
         split = urlsplit(target)
         record = RequestRecord(method=handler.command, path=split.path, query=split.query,
                                headers={k.lower(): v for k, v in handler.headers.items()},
+                               header_lines=[(k.lower(), v) for k, v in handler.headers.items()],
                                started=time.monotonic(),
                                connection=getattr(handler, "conn_number", 0),
                                proxied=absolute, absolute_url=handler.path if absolute else None)
