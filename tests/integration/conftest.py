@@ -1,6 +1,7 @@
 """Fixtures: the binary, servers to download from, and mounts that always come down."""
 
 import shutil
+import signal
 import threading
 
 import pytest
@@ -10,6 +11,16 @@ from support.faultserver import FaultServer
 from support.files import write_content
 from support.mount import Mount
 from support.nginx import Nginx, set_mtime
+
+
+# A shell runs a command it puts in the background (`.ci/run &` in a
+# script) with SIGINT ignored, and an ignored signal stays ignored through
+# exec: every daemon and reader the tests start would then ignore the SIGINT
+# the R3 and R22 tests send (libfuse installs no handler over SIG_IGN, as
+# nohup expects). A handled signal goes back to the default at exec, so
+# handling it here gives the children SIGINT as a terminal would.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

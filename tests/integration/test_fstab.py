@@ -78,17 +78,22 @@ def test_r8_an_fstab_line_mounts(make_mount, downloadfs_bin, faultserver, tmp_pa
     _downloads(mount, faultserver, "/line.bin")
 
 
-def test_r8_type_fuse_downloadfs_through_mount_fuse3(make_mount, downloadfs_bin, tmp_path):
-    """`mount -t fuse.downloadfs STATE MNT -o …` as mount(8) hands it on
-    (mount(8) itself would look for `downloadfs` in its own bare PATH)."""
+def _through_mount_fuse3(make_mount, downloadfs_bin, tmp_path, options):
+    """Runs `mount.fuse3 STATE MNT -t fuse.downloadfs -o OPTIONS` as mount(8)
+    hands it on (mount(8) itself would look for `downloadfs` in its own bare
+    PATH); returns the mount and the result."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     (bindir / "downloadfs").symlink_to(downloadfs_bin)
     mount = make_mount(start=False)
     mount.mp.mkdir(parents=True)
     env = dict(os.environ, PATH=f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin")
-    result = _run(["mount.fuse3", mount.state, mount.mp, "-t", "fuse.downloadfs",
-                   "-o", "rw,nosuid,max-active=4,user,x-gvfs-show"], env=env)
+    return mount, _run(["mount.fuse3", mount.state, mount.mp, "-t", "fuse.downloadfs", "-o", options], env=env)
+
+
+def test_r8_type_fuse_downloadfs_through_mount_fuse3(make_mount, downloadfs_bin, tmp_path):
+    """`mount -t fuse.downloadfs STATE MNT -o …` as mount(8) hands it on."""
+    mount, result = _through_mount_fuse3(make_mount, downloadfs_bin, tmp_path, "rw,nosuid,max-active=4,user,x-gvfs-show")
     assert result.returncode == 0, result.stderr
     assert _mounted_type(mount.mp) == "fuse.downloadfs"
     assert "max-active 4" in _settings(mount)
@@ -127,13 +132,7 @@ OPTION_ERRORS = [
 @pytest.mark.parametrize("options, words", OPTION_ERRORS, ids=[o for o, _ in OPTION_ERRORS])
 def test_r8_an_option_error_names_the_option_as_written(make_mount, downloadfs_bin, tmp_path, options, words):
     """Through mount.fuse3 as mount(8) runs it for `-t fuse.downloadfs`."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    (bindir / "downloadfs").symlink_to(downloadfs_bin)
-    mount = make_mount(start=False)
-    mount.mp.mkdir(parents=True)
-    env = dict(os.environ, PATH=f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin")
-    result = _run(["mount.fuse3", mount.state, mount.mp, "-t", "fuse.downloadfs", "-o", f"rw,{options}"], env=env)
+    mount, result = _through_mount_fuse3(make_mount, downloadfs_bin, tmp_path, f"rw,{options}")
     assert result.returncode != 0, result
     assert words in result.stderr, result.stderr
     name = options.split("=")[0].replace("_", "-")
