@@ -51,4 +51,32 @@ final class TaskOptionsTests: XCTestCase {
             XCTAssertNil(TaskOptions.splitCount(text), text.debugDescription)
         }
     }
+
+    // The rare connection options (R10) are boxed: a task without them is
+    // `TaskOptions()` again once they are cleared (the catalog stores no JSON
+    // for it), and the stored JSON keeps each option as a key of its own.
+
+    func test_R10_clearedRareOptionsLeaveTheDefault() {
+        var options = TaskOptions()
+        options.referer = "*"
+        options.httpPassword = "s3cr3t"
+        XCTAssertNotEqual(options, TaskOptions())
+        XCTAssertEqual(options.referer, "*")
+        options.referer = nil
+        options.httpPassword = nil
+        XCTAssertEqual(options, TaskOptions())
+        XCTAssertLessThan(MemoryLayout<TaskOptions>.size, 120, "six optional fields would be 90 bytes more")
+    }
+
+    func test_R10_theStoredJSONHasAFlatKeyPerOptionAndRoundTrips() throws {
+        let options = TaskOptions(out: "a.iso", headers: ["X: y"], split: 3, referer: "http://r/", userAgent: "ua",
+                                  httpUser: "u", httpPassword: "p", proxy: "http://p:3128")
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(options)) as? [String: Any]
+        XCTAssertEqual(Set(json?.keys ?? [:].keys),
+                       ["out", "headers", "split", "referer", "userAgent", "httpUser", "httpPassword", "proxy"])
+        XCTAssertEqual(try JSONDecoder().decode(TaskOptions.self, from: JSONEncoder().encode(options)), options)
+        let old = Data(#"{"headers":[],"out":"b.bin"}"#.utf8)
+        XCTAssertEqual(try JSONDecoder().decode(TaskOptions.self, from: old), TaskOptions(out: "b.bin"),
+                       "a row stored before these options decodes")
+    }
 }
