@@ -118,11 +118,8 @@ final class EventLog: Sendable {
         recent.withLock { $0.bytes }
     }
 
-    /// A task's log: its derived first line (`TaskLogLine.added`), then
-    /// the stored ones — of which a catalog from before the line was
-    /// derived holds its own first. A log already as long as a mount keeps
-    /// (`Catalog.taskLogLines`) has had its oldest lines cut: the added
-    /// line, older than all, is cut with them.
+    /// A task's log: its derived first line (`TaskLogLine.added`, when
+    /// `TaskLogLine.showsAdded` says so), then the stored ones.
     func taskText(_ task: DownloadTask) -> String {
         let stored: [EventRecord]
         do { stored = try catalog.events(taskID: task.taskID) } catch {
@@ -130,7 +127,7 @@ final class EventLog: Sendable {
             return ""
         }
         var lines: [EventRecord] = []
-        if stored.count < Catalog.taskLogLines, !(stored.first?.message.hasPrefix(TaskLogLine.addedPrefix) ?? false) {
+        if TaskLogLine.showsAdded(storedCount: stored.count, firstStored: stored.first?.message, kept: Catalog.taskLogLines) {
             let added = TaskLogLine.added(task)
             lines.append(EventRecord(taskID: added.taskID, at: added.at, message: added.message))
         }

@@ -34,17 +34,6 @@ final class TaskTable: Sendable {
         return task.map { TaskEntry(record: $0, live: live) }
     }
 
-    /// `transform` of every task, oldest id first, nil results left out.
-    func map<T>(_ transform: (TaskEntry) -> T?) -> [T] {
-        let (tasks, lives) = snapshot
-        var out: [T] = []
-        out.reserveCapacity(tasks.tasks.count)
-        tasks.tasks.forEach { id, task in
-            if let value = transform(TaskEntry(record: task, live: lives[id])) { out.append(value) }
-        }
-        return out
-    }
-
     /// Every task id, lowest first, from one snapshot.
     func forEachID(_ body: (Int64) -> Void) {
         state.withLock { $0.snapshot }.tasks.forEach { id, _ in body(id) }

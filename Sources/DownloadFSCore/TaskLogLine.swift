@@ -23,4 +23,13 @@ public struct TaskLogLine: Sendable, Equatable {
     /// How the added line starts (catalogs written before it was derived
     /// hold it as a stored line).
     public static let addedPrefix = "added: "
+
+    /// Whether a task's log shows the derived added line before its
+    /// `storedCount` stored lines (the oldest first): not when the first
+    /// stored one is it (a catalog from before it was derived), nor when the
+    /// log is as long as a mount keeps (`kept`): its oldest lines were cut,
+    /// and the added line, older than all, with them.
+    public static func showsAdded(storedCount: Int, firstStored: String?, kept: Int) -> Bool {
+        storedCount < kept && !(firstStored?.hasPrefix(addedPrefix) ?? false)
+    }
 }

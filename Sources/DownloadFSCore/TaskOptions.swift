@@ -20,37 +20,37 @@ public struct TaskOptions: Sendable, Equatable, Codable {
     public var mirrors: [String]?
     /// `referer=URL`, sent as Referer; `*` sends each request's own URL (aria2's meaning).
     public var referer: String? {
-        get { rare?.value.referer }
-        set { changeRare { $0.referer = newValue } }
+        get { self[rare: \.referer] }
+        set { self[rare: \.referer] = newValue }
     }
     /// `user-agent=TEXT`, sent instead of downloadfs's own User-Agent.
     public var userAgent: String? {
-        get { rare?.value.userAgent }
-        set { changeRare { $0.userAgent = newValue } }
+        get { self[rare: \.userAgent] }
+        set { self[rare: \.userAgent] = newValue }
     }
     /// `http-user=NAME`: HTTP basic auth's user, and FTP's login.
     public var httpUser: String? {
-        get { rare?.value.httpUser }
-        set { changeRare { $0.httpUser = newValue } }
+        get { self[rare: \.httpUser] }
+        set { self[rare: \.httpUser] = newValue }
     }
     /// `http-passwd=SECRET`: its password. Kept only here, in the catalog
     /// (0600, R6): never shown in `status`, `url`, a log or an xattr.
     public var httpPassword: String? {
-        get { rare?.value.httpPassword }
-        set { changeRare { $0.httpPassword = newValue } }
+        get { self[rare: \.httpPassword] }
+        set { self[rare: \.httpPassword] = newValue }
     }
     /// `all-proxy=URL`: this task's proxy, instead of the environment's;
     /// "" (written `all-proxy=`) goes direct whatever the environment says.
     public var proxy: String? {
-        get { rare?.value.proxy }
-        set { changeRare { $0.proxy = newValue } }
+        get { self[rare: \.proxy] }
+        set { self[rare: \.proxy] = newValue }
     }
     /// The cookies of `load-cookies=FILE` for this task's hosts, read and
     /// parsed at the add (the file may be gone when the task resumes); nil
     /// without the option.
     public var cookies: [Cookie]? {
-        get { rare?.value.cookies }
-        set { changeRare { $0.cookies = newValue } }
+        get { self[rare: \.cookies] }
+        set { self[rare: \.cookies] = newValue }
     }
 
     /// The connection options above, which few tasks have, boxed: a task
@@ -71,6 +71,13 @@ public struct TaskOptions: Sendable, Equatable, Codable {
         let value: Rare
         init(_ value: Rare) { self.value = value }
         static func == (a: RareBox, b: RareBox) -> Bool { a.value == b.value }
+    }
+
+    /// One boxed option; setting it makes a new box (or none, when every
+    /// one is nil again).
+    private subscript<Value>(rare path: WritableKeyPath<Rare, Value?>) -> Value? {
+        get { rare?.value[keyPath: path] }
+        set { changeRare { $0[keyPath: path] = newValue } }
     }
 
     private mutating func changeRare(_ change: (inout Rare) -> Void) {

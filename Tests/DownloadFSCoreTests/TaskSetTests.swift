@@ -136,6 +136,11 @@ final class TaskSetTests: XCTestCase {
         XCTAssertTrue(turn.log.allSatisfy { $0.taskID == nil }, "no task log line is stored")
         XCTAssertEqual(TaskLogLine.added(h.set.tasks[1]!),
                        TaskLogLine(taskID: 1, at: h.now, message: "added: http://u:***@h/f1"))
+        XCTAssertTrue(TaskLogLine.showsAdded(storedCount: 0, firstStored: nil, kept: 2000))
+        XCTAssertTrue(TaskLogLine.showsAdded(storedCount: 1999, firstStored: "mirrors: 1 other URL", kept: 2000))
+        XCTAssertFalse(TaskLogLine.showsAdded(storedCount: 3, firstStored: "added: http://h/f1", kept: 2000),
+                       "a catalog from before holds it stored")
+        XCTAssertFalse(TaskLogLine.showsAdded(storedCount: 2000, firstStored: "x", kept: 2000), "cut with the oldest")
         turn = TaskSetTurn()
         let many = (1...(TaskSet.addedLinesEach + 1)).map { InputEntry(url: "http://h/g\($0)", line: $0) }
         h.set.handle(.add(many, token: 2), now: h.now, monotonic: 0, into: &turn)
