@@ -25,9 +25,10 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     /// once, before the loop starts.
     func announceChanges(through notifier: KernelNotifier) {
         context.attach(notifier)
-        let listings = context.listings
+        let (listings, state) = (context.listings, context.state)
         context.loop.onChange = { old, new, forgotten in
-            let change = TaskChangeNotices(old: old, new: new, forgotten: forgotten)
+            let change = TaskChangeNotices(old: old, new: new, forgotten: forgotten,
+                                           folderInode: { NodeContext.folderInode($0, in: state) })
             listings.touch(queue: change.queueListingChanged, files: change.filesListingChanged)
             if !change.notices.isEmpty { notifier.post(change.notices) }
         }
@@ -58,9 +59,14 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         case .taskWait(let task): return TaskWaitFile(context: context, id: task)
         case .taskData(let task): return TaskDataFile(context: context, id: task)
         case .finished(let task): return FinishedFile(context: context, id: task)
-        case .plain(let fileInode):
-            guard let name = context.plainNames.name(of: fileInode) else { throw .noEntry }
-            return PlainFile(context: context, fileInode: fileInode, name: name)
+        case .stored(let fileInode):
+            // A plain file or a folder: what its backing entry is, where the kernel last found it.
+            guard let path = context.storedNames.name(of: fileInode) else { throw .noEntry }
+            var info = stat()
+            if lstat(context.state.file(path), &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                return FilesDirectory(context: context, folder: path, folderInode: fileInode)
+            }
+            return PlainFile(context: context, fileInode: fileInode, name: path)
         }
     }
 
@@ -77,17 +83,22 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     // MARK: - FileSystemOperations
 
     func lookup(parent: UInt64, name: String) throws(Errno) -> FileAttributes {
-        let node = try directory(parent).child(named: name)
+        try handOut(try directory(parent).child(named: name))
+    }
+
+    /// The attributes of a node whose inode an entry reply hands the kernel
+    /// (`lookup`, `mkdir`): one reference more for what keeps its place.
+    private func handOut(_ node: any Node) throws(Errno) -> FileAttributes {
         let attributes = try node.attributes()
         (node as? any KernelReferencedNode)?.referenced()
         return attributes
     }
 
     /// The kernel let go of `lookups` references to `inode`; only plain
-    /// files keep anything for them (`PlainFileNames`).
+    /// files keep anything for them (`StoredEntryNames`).
     func forget(_ inode: UInt64, lookups: UInt64) {
-        if case .plain(let fileInode) = NodeID(inode: inode) {
-            context.plainNames.forget(fileInode, lookups: lookups)
+        if case .stored(let fileInode) = NodeID(inode: inode) {
+            context.storedNames.forget(fileInode, lookups: lookups)
         }
     }
 
@@ -164,6 +175,12 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
             throw error
         }
         return (attributes, opened(file))
+    }
+
+    /// `mkdir` where a directory lets it (`files/`, R35); EPERM elsewhere (R6).
+    func makeDirectory(parent: UInt64, name: String) throws(Errno) -> FileAttributes {
+        guard let maker = try directory(parent) as? any MakingDirectory else { throw .notPermitted }
+        return try handOut(try maker.makeDirectory(name))
     }
 
     func unlink(parent: UInt64, name: String) throws(Errno) {

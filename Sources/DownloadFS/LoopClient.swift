@@ -57,10 +57,17 @@ final class LoopClient: EngineDelegate, Sendable {
         try reply.wait()
     }
 
-    /// `mv` inside files/ of a file no task has (R34).
-    func renameFile(_ name: String, to newName: String) throws(RenameError) {
+    /// `mv` inside files/ of a file no task has (R34), or of a folder (R35).
+    func renameFile(_ name: String, to newName: String, isFolder: Bool = false) throws(RenameError) {
         let reply = LoopReply<Void, RenameError>()
-        send(.renameFile(name, newName, reply))
+        send(.renameFile(name, newName, isFolder: isFolder, reply))
+        try reply.wait()
+    }
+
+    /// `mkdir` inside files/ (R35).
+    func makeFolder(_ path: String) throws(RenameError) {
+        let reply = LoopReply<Void, RenameError>()
+        send(.makeFolder(path, reply))
         try reply.wait()
     }
 

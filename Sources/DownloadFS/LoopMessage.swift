@@ -11,7 +11,9 @@ enum LoopMessage: Sendable {
     case controlGlobal(ControlCommand, LoopReply<Void, ControlCommandError>)
     case remove(Int64, LoopReply<Void, CatalogError>)
     case rename(Int64, String, LoopReply<Void, RenameError>)
-    case renameFile(String, String, LoopReply<Void, RenameError>)
+    /// A plain file, or a folder (`isFolder`, R35).
+    case renameFile(String, String, isFolder: Bool, LoopReply<Void, RenameError>)
+    case makeFolder(String, LoopReply<Void, RenameError>)
     /// A reader waits for bytes of a task (R23): park `reader` in the
     /// task's live progress, tell `parked` its token, fetch the bytes
     /// (nil: wait for the task to tell its readers, e.g. its completion).

@@ -3,14 +3,15 @@
 /// Inodes are computed instead of kept in a table. Task nodes come from
 /// task ids, which are never reused (R5 layout, SQLite AUTOINCREMENT), so an
 /// inode always names the same node, and `forget` has nothing to free; a
-/// renamed file in `files/` keeps its inode because it keeps its task. A
-/// plain file in `files/` (one that belongs to no task, R34) takes its
-/// backing file's own inode number in STATE/files, which a rename keeps
-/// too; its name is found through `PlainFileNames`.
+/// renamed file in `files/` keeps its inode because it keeps its task. An
+/// entry of `files/` that belongs to no task — a plain file (R34) or a
+/// folder (R35) — takes its backing entry's own inode number in
+/// STATE/files, which a rename keeps too; its place is found through
+/// `StoredEntryNames`.
 ///
 /// Ranges, which never overlap: 1–8 fixed nodes, `0x1000 + id*8 + kind`
 /// task nodes (below 2^48), `2^48 + id` `files/` entries of tasks, `2^56 +
-/// n` drop-in files (below 2^62), `2^62 + st_ino` plain files.
+/// n` drop-in files (below 2^62), `2^62 + st_ino` plain files and folders.
 public enum NodeID: Hashable, Sendable {
     case root, queue, files, rootStatus, rootCtl, rootLog, queueNew
     /// `MOUNT/events` (R24).
@@ -20,20 +21,21 @@ public enum NodeID: Hashable, Sendable {
     case finished(Int64)
     /// A file being copied into `queue/` (R14), numbered per open.
     case dropIn(UInt64)
-    /// `files/<name>` of a file that belongs to no task (R34), by the inode
-    /// number of its backing file in STATE/files (below 2^62: see `plain(fileInode:)`).
-    case plain(UInt64)
+    /// An entry of `files/` that belongs to no task: a plain file (R34) or a
+    /// folder (R35), by the inode number of its backing entry in
+    /// STATE/files (below 2^62: see `stored(fileInode:)`).
+    case stored(UInt64)
 
     private static let taskBase: UInt64 = 0x1000
     private static let finishedBase: UInt64 = 1 << 48
     private static let dropInBase: UInt64 = 1 << 56
-    private static let plainBase: UInt64 = 1 << 62
+    private static let storedBase: UInt64 = 1 << 62
 
     /// The node of the plain file whose backing file has inode number
     /// `fileInode`; nil for one at or past 2^62, which would leave the
     /// range (ext4's are 32-bit, tmpfs, btrfs and XFS count far below it).
-    public static func plain(fileInode: UInt64) -> NodeID? {
-        fileInode < plainBase ? .plain(fileInode) : nil
+    public static func stored(fileInode: UInt64) -> NodeID? {
+        fileInode < storedBase ? .stored(fileInode) : nil
     }
 
     public var inode: UInt64 {
@@ -55,7 +57,7 @@ public enum NodeID: Hashable, Sendable {
         case .taskData(let id): return Self.taskBase + UInt64(id) * 8 + 6
         case .finished(let id): return Self.finishedBase + UInt64(id)
         case .dropIn(let n): return Self.dropInBase + n
-        case .plain(let fileInode): return Self.plainBase + fileInode
+        case .stored(let fileInode): return Self.storedBase + fileInode
         }
     }
 
@@ -69,7 +71,7 @@ public enum NodeID: Hashable, Sendable {
         case 6: self = .rootLog
         case 7: self = .queueNew
         case 8: self = .events
-        case Self.plainBase...: self = .plain(inode - Self.plainBase)
+        case Self.storedBase...: self = .stored(inode - Self.storedBase)
         case Self.dropInBase...: self = .dropIn(inode - Self.dropInBase)
         case Self.finishedBase...: self = .finished(Int64(inode - Self.finishedBase))
         case Self.taskBase...:

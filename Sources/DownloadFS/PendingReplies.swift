@@ -34,9 +34,12 @@ struct PendingReplies {
         case .rename(let id, let name, let reply):
             answers[token] = Self.renameAnswer(reply)
             request = .rename(id, to: name, token: token)
-        case .renameFile(let name, let newName, let reply):
+        case .renameFile(let name, let newName, let isFolder, let reply):
             answers[token] = Self.renameAnswer(reply)
-            request = .renameFile(name, to: newName, token: token)
+            request = .renameFile(name, to: newName, isFolder: isFolder, token: token)
+        case .makeFolder(let path, let reply):
+            answers[token] = Self.renameAnswer(reply)
+            request = .makeFolder(path, token: token)
         case .event, .read, .shutdown:
             return nil
         }

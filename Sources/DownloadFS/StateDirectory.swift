@@ -1,3 +1,4 @@
+import DownloadFSCore
 import Foundation
 import Glibc
 
@@ -19,6 +20,25 @@ public struct StateDirectory: Sendable {
 
     public func partial(_ id: Int64) -> String { partialDir + "/\(id)" }
     public func file(_ name: String) -> String { filesDir + "/" + name }
+
+    /// Makes the folders a file at `path` (`FilesPath`) goes into, each
+    /// that is missing (R35: `dir=` creates them); nil when they are all
+    /// there, else why not, as the task's error will say it.
+    func makeFolders(for path: String) -> String? {
+        var folder = ""
+        for part in FilesPath.folder(of: path).split(separator: "/") {
+            folder = FilesPath.join(folder, part)
+            if mkdir(file(folder), 0o755) == 0 || errno == EEXIST && isFolder(folder) { continue }
+            let why = errno == EEXIST ? "a file has that name" : String(cString: strerror(errno))
+            return "cannot make the folder \(folder) in files/: \(why); move it away (mv) and resume the task"
+        }
+        return nil
+    }
+
+    private func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(file(path), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
 
     /// The default: ${XDG_DATA_HOME:-$HOME/.local/share}/downloadfs (R1).
     public static var defaultPath: String {

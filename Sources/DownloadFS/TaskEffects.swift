@@ -97,6 +97,23 @@ final class TaskEffects {
         return nil
     }
 
+    /// Makes the turn's folders (0755, as `mkdir` asks by default; the
+    /// mount shows every folder 0755 whatever it asked); the errno of the
+    /// first that failed, the ones before it removed again.
+    func makeFolders(_ folders: [String]) -> Int32? {
+        for (done, folder) in folders.enumerated() where mkdir(state.file(folder), 0o755) != 0 {
+            let code = errno
+            removeFolders(Array(folders.prefix(done)))
+            return code
+        }
+        return nil
+    }
+
+    /// Undoes `makeFolders` whose commit failed.
+    func removeFolders(_ folders: [String]) {
+        for folder in folders.reversed() { rmdir(state.file(folder)) }
+    }
+
     /// Undoes renames whose commit failed.
     func renameBack(_ renames: [(from: String, to: String)]) {
         for pair in renames.reversed() { _ = Glibc.rename(state.file(pair.to), state.file(pair.from)) }
@@ -149,7 +166,7 @@ final class TaskEffects {
         case .wake(let text):
             waits.wake(id, text)
         case .runHook:
-            hooks?.run(id: id, name: task.name, path: state.file(task.name), url: task.url)
+            hooks?.run(id: id, name: task.fileName, path: state.file(task.name), url: task.url)
         }
     }
 

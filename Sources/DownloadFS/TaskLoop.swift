@@ -125,8 +125,8 @@ final class TaskLoop: @unchecked Sendable {
                 if let request = replies.file(message) {
                     var own = TaskSetTurn()
                     set.handle(request, now: now, monotonic: clock, into: &own)
-                    // `mv`: the file is renamed before the change is committed.
-                    if let code = effects.rename(own.renames) {
+                    // `mv`, `mkdir`: done on disk before the change is committed.
+                    if let code = effects.rename(own.renames) ?? effects.makeFolders(own.folders) {
                         set.undo(own)
                         for (token, _) in own.replies { replies.answer(token, .success(.renameRefused(.io(code)))) }
                     } else {
@@ -176,6 +176,7 @@ final class TaskLoop: @unchecked Sendable {
                 }
                 set.undo(turn)
                 effects.renameBack(turn.renames)
+                effects.removeFolders(turn.folders)
                 replies.failTurn(error)
                 return
             }
@@ -218,7 +219,8 @@ final class TaskLoop: @unchecked Sendable {
             case .control(_, _, let reply), .controlGlobal(_, let reply):
                 reply.answer(.failure(ControlCommandError("downloadfs is unmounting")))
             case .remove(_, let reply): reply.answer(.failure(CatalogError("downloadfs is unmounting")))
-            case .rename(_, _, let reply), .renameFile(_, _, let reply): reply.answer(.failure(.io(EIO)))
+            case .rename(_, _, let reply), .renameFile(_, _, _, let reply), .makeFolder(_, let reply):
+                reply.answer(.failure(.io(EIO)))
             case .read(_, _, let reader, _): reader(.failed)
             case .shutdown(let reply): reply.answer(.success(()))
             case .event: break

@@ -6,7 +6,7 @@ extension TaskStatusView {
     init(_ entry: TaskEntry, now: Double) {
         let record = entry.record
         let downloading = record.state == .downloading
-        self.init(id: record.taskID, name: record.name, url: URLNormalizer.maskingPassword(record.url), state: record.state,
+        self.init(id: record.taskID, name: record.fileName, folder: record.folder, url: URLNormalizer.maskingPassword(record.url), state: record.state,
                   downloaded: entry.bytes,
                   total: record.total,
                   bytesPerSecond: downloading ? entry.live?.bytesPerSecond(now: now) ?? 0 : 0,

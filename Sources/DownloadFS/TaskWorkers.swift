@@ -51,11 +51,13 @@ final class TaskWorkers: Sendable {
             var chosen = name
             var moved = false
             for _ in 0..<1000 {
+                // Its folder (R35), made again if an `rmdir` took it meanwhile.
+                if let problem = state.makeFolders(for: chosen) { return report(.failed(problem)) }
                 if !isTaken(chosen), clinux_rename_noreplace(source, state.file(chosen)) == 0 {
                     moved = true
                     break
                 }
-                guard errno == EEXIST || isTaken(chosen) else {
+                guard errno == EEXIST || errno == ENOENT && access(source, F_OK) == 0 || isTaken(chosen) else {
                     return report(.failed(String(cString: strerror(errno))))
                 }
                 chosen = FileName.unique(name) { isTaken($0) || access(state.file($0), F_OK) == 0 }

@@ -29,7 +29,9 @@ public struct DownloadTask: Sendable, Equatable {
         get { origin.addedAt }
         set { origin = TaskOrigin(url: url, normalizedURL: normalizedURL, options: options, addedAt: newValue) }
     }
-    /// Reserved file name (sanitised, unique among tasks and STATE/files).
+    /// The file's reserved place under `files/` (`FilesPath`): its name,
+    /// after its folder when it has one (R35); sanitised, unique among
+    /// tasks and STATE/files. `fileName` and `folder` are its two parts.
     public var name: String
     public var state: TaskState
     /// What of the file is safely on disk: each range fdatasync'ed before
@@ -119,6 +121,13 @@ public struct DownloadTask: Sendable, Equatable {
         self.split = origin.options.split
         self.retryAt = nil
     }
+
+    /// The file's own name (R17), without its folder: what `status` and
+    /// `queue/<id>/` show.
+    public var fileName: String { String(FilesPath.name(of: name)) }
+
+    /// The folder under `files/` the file is in, or goes to; "" for the top (R35).
+    public var folder: String { String(FilesPath.folder(of: name)) }
 
     /// The other URLs of the file after `url` (R19), dropped ones included.
     public var mirrors: [String] { options.mirrors ?? [] }

@@ -37,10 +37,14 @@ public enum FileName {
     }
 
     /// `"a.iso"` → `"a (1).iso"`, `"a"` → `"a (1)"`, `"a.tar.gz"` → `"a (1).tar.gz"`; stays within 255 bytes.
+    /// In a folder (`FilesPath`) the suffix goes on the last part: `"m.d/a.iso"` → `"m.d/a (1).iso"`.
     ///
     /// `n <= 0` returns the name unchanged.
-    public static func withCollisionSuffix(_ name: String, _ n: Int) -> String {
-        guard n > 0 else { return name }
+    public static func withCollisionSuffix(_ path: String, _ n: Int) -> String {
+        guard n > 0 else { return path }
+        let folder = FilesPath.folder(of: path)
+        guard folder.isEmpty else { return FilesPath.join(folder, withCollisionSuffix(String(FilesPath.name(of: path)), n)) }
+        let name = path
         let suffix = " (\(n))"
         var (base, ext) = splitExtension(name)
         if suffix.utf8.count + ext.utf8.count >= maxBytes {
@@ -68,7 +72,12 @@ public enum FileName {
 
     /// The name `name` was made from by `withCollisionSuffix`, and its n;
     /// nil when it has no ` (n)` (or was cut too short to tell).
-    public static func collisionBase(of name: String) -> (String, Int)? {
+    public static func collisionBase(of path: String) -> (String, Int)? {
+        let folder = FilesPath.folder(of: path)
+        guard folder.isEmpty else {
+            return collisionBase(of: String(FilesPath.name(of: path))).map { (FilesPath.join(folder, $0.0), $0.1) }
+        }
+        let name = path
         let (base, ext) = splitExtension(name)
         guard base.hasSuffix(")"), let open = base.lastIndex(of: "("), open > base.startIndex,
               base[base.index(before: open)] == " ",
@@ -99,7 +108,8 @@ public enum FileName {
 
     // MARK: - Pieces
 
-    private static func sanitizedOrEmpty(_ raw: String) -> String {
+    /// `sanitize` without the fallback: "" when nothing is left.
+    static func sanitizedOrEmpty(_ raw: String) -> String {
         // Most names are short printable ASCII with nothing to change.
         let bytes = raw.utf8
         if bytes.count <= maxBytes, bytes.first != UInt8(ascii: "."),

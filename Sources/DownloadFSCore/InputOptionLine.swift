@@ -6,7 +6,7 @@
 /// accumulates. A refusal never repeats an `http-passwd` value, nor the
 /// password of an `all-proxy` URL (R6).
 enum InputOptionLine {
-    static let knownKeys = ["out", "header", "checksum", "max-download-limit", "split", "referer", "user-agent",
+    static let knownKeys = ["out", "dir", "header", "checksum", "max-download-limit", "split", "referer", "user-agent",
                             "http-user", "http-passwd", "all-proxy", "load-cookies"]
 
     /// The schemes `all-proxy=` takes (curl's proxy kinds); none written means http, as in aria2.
@@ -27,6 +27,11 @@ enum InputOptionLine {
         case "out":
             guard !value.isEmpty else { return "malformed option out: empty file name" }
             options.out = value
+        case "dir":
+            switch FilesPath.folder(fromOption: value) {
+            case .success(let folder): options.folder = folder
+            case .failure(let error): return "malformed option dir=\(value): \(error.reason)"
+            }
         case "header":
             guard let header = normalizedHeader(value) else {
                 return "malformed option header=\(value) (expected header=Name: value)"

@@ -6,13 +6,14 @@ import Foundation
 /// on the shape; values never contain a line break.
 public enum StatusRenderer {
     /// The keys, in the order they are written.
-    public static let keys = ["id", "name", "url", "state", "progress", "downloaded", "total",
+    public static let keys = ["id", "name", "dir", "url", "state", "progress", "downloaded", "total",
                               "speed", "connections", "eta", "attempts", "error", "added", "completed"]
 
     public static func render(_ task: TaskStatusView, now: Date) -> String {
         let values = [
             String(task.id),
             task.name ?? "-",
+            task.folder.flatMap { $0.isEmpty ? nil : $0 } ?? "-",
             task.url,
             task.state.rawValue,
             task.displayProgress,

@@ -7,6 +7,7 @@ public struct TaskChange: Sendable, Equatable {
     public var at: Date
     public var id: Int64
     public var event: String
+    /// The file's own name, without its folder (R35), as `status` shows it.
     public var name: String
 
     public init(at: Date, id: Int64, event: String, name: String) {

@@ -17,8 +17,9 @@ public enum TaskDirectoryNames {
     /// The names of the files every task directory holds.
     public static let fixed: Set<String> = [status, url, control, log, wait]
 
-    /// The data file's name in the directory of a task named `name`.
+    /// The data file's name in the directory of a task whose place in
+    /// `files/` is `name`: its own name, without the folder (R35).
     public static func dataFile(ofTaskNamed name: String) -> String {
-        FileName.unique(name, isTaken: fixed.contains)
+        FileName.unique(String(FilesPath.name(of: name)), isTaken: fixed.contains)
     }
 }

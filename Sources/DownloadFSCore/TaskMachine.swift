@@ -47,7 +47,11 @@ public struct TaskMachine: Sendable {
             step.effects.append(.keepFile(name: task.name))
             step.daemonLog.append("task \(task.taskID) forgotten; its file stays in files/ as \(task.name)")
         case .renamed(let name):
-            guard task.state == .completed else { throw TaskMachineError("only a completed task's file can be renamed") }
+            // A completed task's file (R40), or the place an unfinished one's
+            // goes to when its folder moves (R35); never while it moves in.
+            guard !task.isMovingIntoFiles else {
+                throw TaskMachineError("task \(task.taskID)'s file is being moved into files/ right now")
+            }
             step.task.name = name
             step.log.append("renamed to \(name)")
         case .remove: remove(&step)

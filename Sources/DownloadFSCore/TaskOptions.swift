@@ -53,6 +53,15 @@ public struct TaskOptions: Sendable, Equatable, Codable {
         set { self[rare: \.cookies] = newValue }
     }
 
+    /// `dir=FOLDER` (R35), already checked and cleaned (`FilesPath`): the
+    /// folder under `files/` the file goes to. Read once, when the task is
+    /// added, into the task's place (`DownloadTask.name`), which moves when
+    /// its folder does; so never stored.
+    public var folder: String? {
+        get { self[rare: \.folder] }
+        set { self[rare: \.folder] = newValue }
+    }
+
     /// The connection options above, which few tasks have, boxed: a task
     /// without them pays one reference instead of six optional fields
     /// (about 90 bytes a task, set or not: 42 MiB more at a million tasks).
@@ -65,6 +74,7 @@ public struct TaskOptions: Sendable, Equatable, Codable {
         var httpPassword: String?
         var proxy: String?
         var cookies: [Cookie]?
+        var folder: String?
     }
 
     private final class RareBox: Sendable, Equatable {

@@ -117,8 +117,10 @@ public struct TaskSet: Sendable {
             turn.reply(token, .done)
         case .rename(let id, let name, let token):
             rename(id, to: name, token: token, now: now, &turn)
-        case .renameFile(let name, let newName, let token):
-            renameFile(name, to: newName, token: token, &turn)
+        case .renameFile(let name, let newName, let isFolder, let token):
+            renameFile(name, to: newName, isFolder: isFolder, token: token, now: now, &turn)
+        case .makeFolder(let path, let token):
+            makeFolder(path, token: token, &turn)
         case .report(let id, let event):
             report(event, for: id, now: now, &turn)
         case .readerParked(let id):
@@ -167,8 +169,8 @@ public struct TaskSet: Sendable {
                 && (response.effectiveURL == task.url || task.mirrors.contains(response.effectiveURL)) {
                 name = task.name
             } else {
-                let wanted = FileName.resolve(out: nil, contentDisposition: response.contentDisposition,
-                                              finalURL: response.effectiveURL)
+                let wanted = FilesPath.join(task.folder, FileName.resolve(
+                    out: nil, contentDisposition: response.contentDisposition, finalURL: response.effectiveURL))
                 name = uniqueName(wanted, keeping: task.name, &turn)
             }
             event = .responded(serial: serial, response: response, decision: decision, name: name)
@@ -192,8 +194,10 @@ public struct TaskSet: Sendable {
                 ids.append(known)
                 continue
             }
-            let wanted = FileName.resolve(out: entry.options.out, contentDisposition: nil, finalURL: parts)
             var options = entry.options
+            let wanted = FilesPath.join(options.folder ?? "",
+                                        FileName.resolve(out: options.out, contentDisposition: nil, finalURL: parts))
+            options.folder = nil
             if !entry.mirrors.isEmpty { options.mirrors = entry.mirrors }
             var task = DownloadTask(url: entry.url, normalizedURL: key, options: options,
                                     name: uniqueName(wanted, keeping: nil, &turn), addedAt: now,
@@ -213,8 +217,8 @@ public struct TaskSet: Sendable {
                 turn.log.append(TaskLogLine(taskID: id, at: now, message: Self.cookiesLine(cookies.count)))
             }
             added.append(task)
-            turn.changes.append(TaskChange(at: now, id: id, event: "added", name: task.name))
-            turn.changes.append(TaskChange(at: now, id: id, event: task.state.rawValue, name: task.name))
+            turn.changes.append(TaskChange(at: now, id: id, event: "added", name: task.fileName))
+            turn.changes.append(TaskChange(at: now, id: id, event: task.state.rawValue, name: task.fileName))
             ids.append(id)
         }
         turn.log += Self.addedLines(added, at: now)
@@ -409,20 +413,43 @@ public struct TaskSet: Sendable {
     private mutating func rename(_ id: Int64, to name: String, token: UInt64, now: Date, _ turn: inout TaskSetTurn) {
         guard let task = tasks[id], task.state == .completed else { return turn.reply(token, .renameRefused(.missing)) }
         if name == task.name { return turn.reply(token, .done) }
-        guard FileName.sanitize(name) == name else { return turn.reply(token, .renameRefused(.badName)) }
+        guard FilesPath.isValid(name) else { return turn.reply(token, .renameRefused(.badName)) }
         guard !isNameTaken(name) else { return turn.reply(token, .renameRefused(.exists)) }
         apply(.renamed(to: name), to: id, now: now, &turn)
         turn.renames.append((task.name, name))
         turn.reply(token, .done)
     }
 
-    private mutating func renameFile(_ name: String, to newName: String, token: UInt64, _ turn: inout TaskSetTurn) {
+    /// A plain file or a folder. A folder's tasks follow it (R35): a
+    /// completed one's file is in it, an unfinished one's goes there; one
+    /// whose file is being moved in right now makes the `mv` EBUSY.
+    private mutating func renameFile(_ name: String, to newName: String, isFolder: Bool, token: UInt64, now: Date,
+                                     _ turn: inout TaskSetTurn) {
         guard !tasks.isNameTaken(name) else { return turn.reply(token, .renameRefused(.missing)) }
         if newName == name { return turn.reply(token, .done) }
-        guard FileName.sanitize(newName) == newName else { return turn.reply(token, .renameRefused(.badName)) }
+        guard FilesPath.isValid(newName) else { return turn.reply(token, .renameRefused(.badName)) }
         guard !isNameTaken(newName) else { return turn.reply(token, .renameRefused(.exists)) }
+        // A folder into itself: rename(2) refuses it too, but no task may move first.
+        guard !isFolder || !FilesPath.isInside(newName, folder: name) else {
+            return turn.reply(token, .renameRefused(.badName))
+        }
+        var inside: [DownloadTask] = []
+        if isFolder { tasks.forEach { if FilesPath.isInside($0.name, folder: name) { inside.append($0) } } }
+        guard !inside.contains(where: \.isMovingIntoFiles) else { return turn.reply(token, .renameRefused(.busy)) }
+        for task in inside {
+            apply(.renamed(to: FilesPath.moved(task.name, from: name, to: newName)), to: task.taskID, now: now, &turn)
+        }
         releaseName(name, &turn)
         turn.renames.append((name, newName))
+        turn.reply(token, .done)
+    }
+
+    /// `mkdir` (R35): a valid name no task and no file has; its parent
+    /// folder exists (the kernel looked it up).
+    private mutating func makeFolder(_ path: String, token: UInt64, _ turn: inout TaskSetTurn) {
+        guard FilesPath.isValid(path) else { return turn.reply(token, .renameRefused(.badName)) }
+        guard !isNameTaken(path) else { return turn.reply(token, .renameRefused(.exists)) }
+        turn.folders.append(path)
         turn.reply(token, .done)
     }
 
@@ -540,14 +567,14 @@ public struct TaskSet: Sendable {
             // A forgotten task's file keeps its name (R34).
             if event != .forget { releaseName(old.name, &turn) }
             turn.changes.append(TaskChange(at: now, id: id, event: event == .forget ? "forgotten" : "removed",
-                                           name: old.name))
+                                           name: old.fileName))
         } else {
             tasks.put(new)
             if new.differsInCatalog(from: old) { turn.update(id) }
             if old.name != new.name { releaseName(old.name, &turn) }
-            if case .renamed = event { turn.changes.append(TaskChange(at: now, id: id, event: "renamed", name: new.name)) }
+            if case .renamed = event { turn.changes.append(TaskChange(at: now, id: id, event: "renamed", name: new.fileName)) }
             if old.state != new.state {
-                turn.changes.append(TaskChange(at: now, id: id, event: new.state.rawValue, name: new.name))
+                turn.changes.append(TaskChange(at: now, id: id, event: new.state.rawValue, name: new.fileName))
             }
         }
         turn.log += step.log.map { TaskLogLine(taskID: id, at: now, message: $0) }

@@ -14,9 +14,13 @@ public enum TaskSetRequest: Sendable {
     /// `mv` inside files/ (R40): allowed or refused here; the turn's
     /// `renames` says what to rename on disk before committing.
     case rename(Int64, to: String, token: UInt64)
-    /// `mv` inside files/ of a file no task has (R34): allowed or refused
-    /// here against every task's name, like a task's own.
-    case renameFile(String, to: String, token: UInt64)
+    /// `mv` inside files/ of a file no task has (R34), or of a folder (R35,
+    /// `isFolder`: the tasks whose files are in it follow): allowed or
+    /// refused here against every task's name, like a task's own.
+    case renameFile(String, to: String, isFolder: Bool, token: UInt64)
+    /// `mkdir` inside files/ (R35): allowed or refused here against every
+    /// task's name; the turn's `folders` says what to make on disk.
+    case makeFolder(String, token: UInt64)
     /// What the engine, a worker or the mount reports about a task.
     case report(Int64, TaskEvent)
     /// A reader just parked waiting for bytes of this task (R23): the task

@@ -25,6 +25,8 @@ public struct TaskSetTurn: Sendable {
     public internal(set) var changes: [TaskChange] = []
     /// `mv` in files/: renames to make on disk before committing (R40).
     public internal(set) var renames: [(from: String, to: String)] = []
+    /// `mkdir` in files/: folders to make on disk before committing (R35).
+    public internal(set) var folders: [String] = []
     /// Per-transfer speed limits that changed (R30, R31).
     public internal(set) var speedLimits: [(id: Int64, bytesPerSecond: Int64)] = []
     /// Running tasks whose connection count changed (R18, R31).
@@ -64,6 +66,7 @@ public struct TaskSetTurn: Sendable {
         replies += later.replies
         changes += later.changes
         renames += later.renames
+        folders += later.folders
         speedLimits += later.speedLimits
         splits += later.splits
         moreToDo = moreToDo || later.moreToDo

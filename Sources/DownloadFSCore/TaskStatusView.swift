@@ -7,7 +7,10 @@ import Foundation
 /// shared by the per-task status file and the table, so both always agree.
 public struct TaskStatusView: Sendable, Equatable {
     public var id: Int64
+    /// The file's own name (R17), without its folder.
     public var name: String?
+    /// Its folder under `files/` (R35); nil or "" at the top.
+    public var folder: String?
     public var url: String
     public var state: TaskState
     public var downloaded: Int64
@@ -25,12 +28,13 @@ public struct TaskStatusView: Sendable, Equatable {
     public var added: Date
     public var completed: Date?
 
-    public init(id: Int64, name: String? = nil, url: String, state: TaskState,
+    public init(id: Int64, name: String? = nil, folder: String? = nil, url: String, state: TaskState,
                 downloaded: Int64 = 0, total: Int64? = nil, bytesPerSecond: Double = 0, connections: Int = 0,
                 attempts: Int = 0, error: String? = nil, retryAt: Date? = nil,
                 added: Date, completed: Date? = nil) {
         self.id = id
         self.name = name
+        self.folder = folder
         self.url = url
         self.state = state
         self.downloaded = downloaded

@@ -36,6 +36,8 @@ public protocol FileSystemOperations: AnyObject, Sendable {
     func flush(_ inode: UInt64, handle: UInt64) throws(Errno)
     func release(_ inode: UInt64, handle: UInt64)
     func create(parent: UInt64, name: String, flags: Int32) throws(Errno) -> (FileAttributes, OpenedFile)
+    /// `mkdir`: the new directory's attributes (one reference, as a lookup's).
+    func makeDirectory(parent: UInt64, name: String) throws(Errno) -> FileAttributes
     func unlink(parent: UInt64, name: String) throws(Errno)
     func removeDirectory(parent: UInt64, name: String) throws(Errno)
     func rename(parent: UInt64, name: String, newParent: UInt64, newName: String, flags: UInt32) throws(Errno)

@@ -100,6 +100,15 @@ final class LowLevelBridge: @unchecked Sendable {
                 || has(cfuse_set_attr_mtime_now()) || has(cfuse_set_attr_ctime()))
     }
 
+    /// Answers a request that hands the kernel a reference to an inode
+    /// (`lookup`, `mkdir`). When no one took the reply (the request was
+    /// interrupted), the reference is given back, as libfuse's high-level layer does.
+    private static func replyEntry(_ req: fuse_req_t?, _ attributes: FileAttributes,
+                                   _ operations: any FileSystemOperations) {
+        var entry = entryParam(attributes)
+        undoIfInterrupted(fuse_reply_entry(req, &entry)) { operations.forget(attributes.inode, lookups: 1) }
+    }
+
     /// The operations table handed to fuse_session_new.
     static func makeOperations() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
@@ -112,12 +121,7 @@ final class LowLevelBridge: @unchecked Sendable {
             guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, ENOENT); return }
             do throws(Errno) {
                 let operations = LowLevelBridge.from(req).operations
-                let attributes = try operations.lookup(parent: parent, name: name)
-                var entry = LowLevelBridge.entryParam(attributes)
-                // No one took the reference: give it back, as libfuse's high-level layer does.
-                LowLevelBridge.undoIfInterrupted(fuse_reply_entry(req, &entry)) {
-                    operations.forget(attributes.inode, lookups: 1)
-                }
+                LowLevelBridge.replyEntry(req, try operations.lookup(parent: parent, name: name), operations)
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.forget = { req, ino, lookups in
@@ -221,8 +225,14 @@ final class LowLevelBridge: @unchecked Sendable {
                 }
             } catch { fuse_reply_err(req, error.code) }
         }
-        // Nothing in the tree can be made by hand but files in queue/ (R6).
-        ops.mkdir = { req, _, _, _ in fuse_reply_err(req, EPERM) }
+        ops.mkdir = { req, parent, name, _ in
+            guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, EINVAL); return }
+            do throws(Errno) {
+                let operations = LowLevelBridge.from(req).operations
+                LowLevelBridge.replyEntry(req, try operations.makeDirectory(parent: parent, name: name), operations)
+            } catch { fuse_reply_err(req, error.code) }
+        }
+        // No node of the tree is a device, a link or a second name (R6).
         ops.mknod = { req, _, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.symlink = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }

@@ -257,9 +257,18 @@ final class InputParserTests: XCTestCase {
         assertRejected(Array("# caf".utf8) + [0xE9] + [0x0A], reason: "invalid UTF-8")
     }
 
-    func test_R11_rejectsUnknownOptionAndNamesIt() {
+    func test_R35_dirOptionTakesARelativeFolder() throws {
+        let entries = try parseAll("http://h/a\n dir=music/.live\n")
+        XCTAssertEqual(entries.first?.options.folder, "music/live")
         assertRejected("http://h/a\n dir=/tmp\n", line: 2,
-                       reason: "unknown option \"dir\" (known: out, header, checksum, max-download-limit, split, "
+                       reason: "malformed option dir=/tmp: an absolute path (a folder is relative to files/)")
+        assertRejected("http://h/a\n dir=a/../b\n", line: 2,
+                       reason: "malformed option dir=a/../b: a \"..\" part (a folder stays inside files/)")
+    }
+
+    func test_R11_rejectsUnknownOptionAndNamesIt() {
+        assertRejected("http://h/a\n continue=true\n", line: 2,
+                       reason: "unknown option \"continue\" (known: out, dir, header, checksum, max-download-limit, split, "
                            + "referer, user-agent, http-user, http-passwd, all-proxy, load-cookies)")
         assertRejected("http://h/a\n OUT=x\n", line: 2, reason: "unknown option \"OUT\"")
     }

@@ -26,6 +26,7 @@ final class StatusRendererTests: XCTestCase {
         XCTAssertEqual(StatusRenderer.render(example, now: now), """
         id: 3
         name: ubuntu-24.04.iso
+        dir: -
         url: https://releases.example.com/ubuntu-24.04.iso
         state: downloading
         progress: 42.1%
@@ -42,10 +43,19 @@ final class StatusRendererTests: XCTestCase {
         """)
     }
 
+    func test_R35_dirShowsTheFolderUnderFiles() {
+        var inFolder = example
+        inFolder.folder = "isos/ubuntu"
+        XCTAssertEqual(values(StatusRenderer.render(inFolder, now: now))["dir"], "isos/ubuntu")
+        XCTAssertEqual(values(StatusRenderer.render(inFolder, now: now))["name"], "ubuntu-24.04.iso")
+        inFolder.folder = ""
+        XCTAssertEqual(values(StatusRenderer.render(inFolder, now: now))["dir"], "-", "at the top of files/")
+    }
+
     func test_R20_keysAlwaysPresentInOrder() {
         let bare = TaskStatusView(id: 9, url: "http://h/", state: .queued, added: added)
         let keys = StatusRenderer.render(bare, now: now).split(separator: "\n").map { String($0.split(separator: ":")[0]) }
-        XCTAssertEqual(keys, ["id", "name", "url", "state", "progress", "downloaded", "total",
+        XCTAssertEqual(keys, ["id", "name", "dir", "url", "state", "progress", "downloaded", "total",
                               "speed", "connections", "eta", "attempts", "error", "added", "completed"])
         XCTAssertEqual(keys, StatusRenderer.keys)
     }

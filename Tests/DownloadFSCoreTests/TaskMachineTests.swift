@@ -63,16 +63,16 @@ final class TaskMachineTests: XCTestCase {
     /// fails here and names the state, the phase and the event.
     private let expectedSweep = [
         //                        paus resu requ top  move forg sync lim  spl  ren  rm   begi demo back read resp chec stop comp fail rest mirr note veri fina reco
-        "queued/idle":             "paus queu queu queu queu x    queu queu queu x    -    down x    x    queu queu queu queu queu queu queu queu queu queu queu queu",
-        "downloading/idle":        "x    down x    down x    x    down down down x    -    x    queu x    down down down down down down down down down down down queu",
-        "paused/idle":             "paus queu queu paus paus x    paus paus paus x    -    x    x    x    paus paus paus paus paus paus paus paus paus paus paus paus",
-        "retrying/idle":           "paus retr queu retr x    x    retr retr retr x    -    x    x    queu retr retr retr retr retr retr retr retr retr retr retr queu",
-        "verifying/idle":          "x    veri x    veri x    x    veri veri veri x    -    x    x    x    veri veri veri veri veri veri veri veri veri veri veri queu",
+        "queued/idle":             "paus queu queu queu queu x    queu queu queu queu -    down x    x    queu queu queu queu queu queu queu queu queu queu queu queu",
+        "downloading/idle":        "x    down x    down x    x    down down down down -    x    queu x    down down down down down down down down down down down queu",
+        "paused/idle":             "paus queu queu paus paus x    paus paus paus paus -    x    x    x    paus paus paus paus paus paus paus paus paus paus paus paus",
+        "retrying/idle":           "paus retr queu retr x    x    retr retr retr retr -    x    x    queu retr retr retr retr retr retr retr retr retr retr retr queu",
+        "verifying/idle":          "x    veri x    veri x    x    veri veri veri veri -    x    x    x    veri veri veri veri veri veri veri veri veri veri veri queu",
         "completed/idle":          "x    x    x    comp x    -    comp comp comp comp -    x    x    x    comp comp comp comp comp comp comp comp comp comp comp fail",
-        "failed/idle":             "x    queu queu fail x    x    fail fail fail x    -    x    x    x    fail fail fail fail fail fail fail fail fail fail fail fail",
-        "downloading/transferring": "down down x    down x    x    down down down x    -    x    queu x    down down down down down retr retr down down down down queu",
-        "downloading/stopping":    "down down x    down x    x    down down down x    -    x    x    x    down down down paus down paus paus down down down down queu",
-        "downloading/syncing":     "down down x    down x    x    down down down x    -    x    queu x    down down down down down retr retr down down down down queu",
+        "failed/idle":             "x    queu queu fail x    x    fail fail fail fail -    x    x    x    fail fail fail fail fail fail fail fail fail fail fail fail",
+        "downloading/transferring": "down down x    down x    x    down down down down -    x    queu x    down down down down down retr retr down down down down queu",
+        "downloading/stopping":    "down down x    down x    x    down down down down -    x    x    x    down down down paus down paus paus down down down down queu",
+        "downloading/syncing":     "down down x    down x    x    down down down down -    x    queu x    down down down down down retr retr down down down down queu",
         "downloading/movingIn":    "x    down x    down x    x    down down down x    -    x    queu x    down down down down down down down down down down comp queu",
         "verifying/movingIn":      "x    veri x    veri x    x    veri veri veri x    -    x    x    x    veri veri veri veri veri veri veri veri veri veri comp queu",
     ]
@@ -121,8 +121,11 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertThrowsError(try apply(.resume(log: "r"), task(.completed))) { error in
             XCTAssertEqual((error as? TaskMachineError)?.message, "task 7 is already completed")
         }
-        for state in TaskState.allCases where state != .completed {
-            XCTAssertThrowsError(try apply(.renamed(to: "x"), task(state)))
+        // A task whose folder moves (R35) is renamed in any state; never while its file moves in.
+        var movingIn = task(.downloading)
+        movingIn.phase = .movingIn
+        XCTAssertThrowsError(try apply(.renamed(to: "x"), movingIn)) { error in
+            XCTAssertEqual((error as? TaskMachineError)?.message, "task 7's file is being moved into files/ right now")
         }
         for state in TaskState.allCases where state != .downloading {
             XCTAssertThrowsError(try apply(.demote(log: "d"), task(state)))

@@ -285,15 +285,112 @@ final class TaskSetTests: XCTestCase {
     func test_R34_renameOfAFileWithoutATask() {
         var h = Harness(maxActive: 1, onDisk: ["plain.bin", "other.bin"])
         h.add(["http://h/a.iso"])
-        func rename(_ name: String, _ to: String) -> TaskSetTurn { h.run(.renameFile(name, to: to, token: h.nextToken())) }
+        func rename(_ name: String, _ to: String) -> TaskSetTurn { h.run(.renameFile(name, to: to, isFolder: false, token: h.nextToken())) }
         XCTAssertEqual(rename("plain.bin", "a.iso").replies.map(\.reply), [.renameRefused(.exists)], "a task's name")
         XCTAssertEqual(rename("plain.bin", "other.bin").replies.map(\.reply), [.renameRefused(.exists)])
-        XCTAssertEqual(rename("plain.bin", "a/b").replies.map(\.reply), [.renameRefused(.badName)])
+        XCTAssertEqual(rename("plain.bin", "a/.b").replies.map(\.reply), [.renameRefused(.badName)])
         XCTAssertEqual(rename("a.iso", "z.bin").replies.map(\.reply), [.renameRefused(.missing)], "a task's file goes by its task")
         let done = rename("plain.bin", "new.bin")
         XCTAssertEqual(done.replies.map(\.reply), [.done])
         XCTAssertEqual(done.renames.map { [$0.from, $0.to] }, [["plain.bin", "new.bin"]])
         XCTAssertTrue(done.deleted.isEmpty && done.updated.isEmpty, "no task changes")
+    }
+
+    // MARK: folders (R35)
+
+    func test_R35_dirPutsTheNameInItsFolderAndNamesAreUniquePerFolder() {
+        var h = Harness(maxActive: 0, onDisk: ["music/b.iso"])
+        func add(_ url: String, dir: String?) -> DownloadTask {
+            var options = TaskOptions()
+            options.folder = dir
+            let turn = h.run(.add([InputEntry(url: url, options: options, line: 1)], token: h.nextToken()))
+            guard case .ids(let ids)? = turn.replies.first?.reply else { fatalError("no ids") }
+            return h.set.tasks[ids[0]]!
+        }
+        XCTAssertEqual(add("http://h1/a.iso", dir: nil).name, "a.iso")
+        let first = add("http://h2/a.iso", dir: "music")
+        XCTAssertEqual(first.name, "music/a.iso", "the same name in another folder is free")
+        XCTAssertEqual(first.fileName, "a.iso")
+        XCTAssertEqual(first.folder, "music")
+        XCTAssertNil(first.options.folder, "the place holds the folder; the option is not kept")
+        XCTAssertEqual(add("http://h3/a.iso", dir: "music").name, "music/a (1).iso")
+        XCTAssertEqual(add("http://h4/b.iso", dir: "music").name, "music/b (1).iso", "a file on disk in the folder")
+        XCTAssertEqual(add("http://h5/a.iso", dir: "music/live").name, "music/live/a.iso")
+    }
+
+    func test_R35_aNameFromTheServerStaysInTheTasksFolder() {
+        var h = Harness(maxActive: 1)
+        var options = TaskOptions()
+        options.folder = "isos"
+        h.run(.add([InputEntry(url: "http://h/get?id=1", options: options, line: 1)], token: h.nextToken()))
+        let serial = h.set.tasks[1]!.serial
+        let response = ResponseSummary(head: ResponseHead(status: 200, contentLength: 10),
+                                       contentDisposition: "attachment; filename=\"debian.iso\"",
+                                       effectiveURL: "http://h/get?id=1")
+        h.run(.report(1, .responded(serial: serial, response: response, decision: .append(total: 10), name: nil)))
+        XCTAssertEqual(h.set.tasks[1]?.name, "isos/debian.iso")
+    }
+
+    func test_R35_movingAFolderMovesItsTasksAndNothingElse() {
+        var h = Harness(maxActive: 1, onDisk: ["music", "audio"])
+        var options = TaskOptions()
+        options.folder = "music"
+        let entries = ["http://h/a.iso", "http://h/b.iso", "http://h/c.iso"].enumerated().map {
+            InputEntry(url: $1, options: $0 == 2 ? TaskOptions() : options, line: $0 + 1)
+        }
+        h.run(.add(entries, token: h.nextToken()))
+        h.complete(1)
+        func move(_ from: String, _ to: String) -> TaskSetTurn {
+            h.run(.renameFile(from, to: to, isFolder: true, token: h.nextToken()))
+        }
+        XCTAssertEqual(move("music", "audio").replies.map(\.reply), [.renameRefused(.exists)])
+        XCTAssertEqual(move("music", "music/inner").replies.map(\.reply), [.renameRefused(.badName)], "into itself")
+        XCTAssertEqual(move("music", ".x").replies.map(\.reply), [.renameRefused(.badName)])
+        XCTAssertEqual(h.set.tasks[1]?.name, "music/a.iso", "refusals change nothing")
+        let done = move("music", "audio/old")
+        XCTAssertEqual(done.replies.map(\.reply), [.done])
+        XCTAssertEqual(done.renames.map { [$0.from, $0.to] }, [["music", "audio/old"]])
+        XCTAssertEqual(h.set.tasks[1]?.name, "audio/old/a.iso", "a completed task's file")
+        XCTAssertEqual(h.set.tasks[2]?.name, "audio/old/b.iso", "a waiting task's place")
+        XCTAssertEqual(h.set.tasks[3]?.name, "c.iso")
+        XCTAssertEqual(Set(done.changes.filter { $0.event == "renamed" }.map(\.id)), [1, 2])
+        XCTAssertEqual(done.changes.first?.name, "a.iso", "events name the file, not its folder")
+    }
+
+    func test_R35_aFolderWhoseTaskMovesInIsBusy() {
+        var h = Harness(maxActive: 1)
+        var options = TaskOptions()
+        options.folder = "music"
+        h.run(.add([InputEntry(url: "http://h/a.iso", options: options, line: 1)], token: h.nextToken()))
+        let serial = h.set.tasks[1]!.serial
+        h.run(.report(1, .finished(serial: serial, outcome: .completed(bytes: 10, total: 10))))
+        XCTAssertTrue(h.set.tasks[1]!.isMovingIntoFiles)
+        let turn = h.run(.renameFile("music", to: "audio", isFolder: true, token: h.nextToken()))
+        XCTAssertEqual(turn.replies.map(\.reply), [.renameRefused(.busy)])
+        XCTAssertTrue(turn.renames.isEmpty)
+    }
+
+    func test_R35_mkdirTakesAFreeValidName() {
+        var h = Harness(maxActive: 0, onDisk: ["plain.bin"])
+        h.add(["http://h/a.iso"])
+        func mkdir(_ path: String) -> TaskSetTurn { h.run(.makeFolder(path, token: h.nextToken())) }
+        XCTAssertEqual(mkdir("a.iso").replies.map(\.reply), [.renameRefused(.exists)], "a waiting task's name")
+        XCTAssertEqual(mkdir("plain.bin").replies.map(\.reply), [.renameRefused(.exists)])
+        XCTAssertEqual(mkdir(".cache").replies.map(\.reply), [.renameRefused(.badName)])
+        let done = mkdir("music")
+        XCTAssertEqual(done.replies.map(\.reply), [.done])
+        XCTAssertEqual(done.folders, ["music"])
+        XCTAssertTrue(done.updated.isEmpty && done.inserted.isEmpty)
+    }
+
+    func test_R35_aCompletedTasksFileMovesToAnotherFolder() {
+        var h = Harness(maxActive: 1)
+        h.add(["http://h/a.iso"])
+        h.complete(1)
+        let done = h.run(.rename(1, to: "music/a.iso", token: h.nextToken()))
+        XCTAssertEqual(done.replies.map(\.reply), [.done])
+        XCTAssertEqual(done.renames.map { [$0.from, $0.to] }, [["a.iso", "music/a.iso"]])
+        XCTAssertEqual(h.set.tasks[1]?.folder, "music")
     }
 
     // MARK: split (R18, R31)

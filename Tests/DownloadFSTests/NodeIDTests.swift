@@ -86,19 +86,19 @@ final class NodeIDTests: XCTestCase {
     func test_R34_plainFilesRoundTripAboveEveryOtherRange() {
         let fileInodes: [UInt64] = [0, 1, 2, 11, 1 << 20, 1 << 32, (1 << 32) + 5, 1 << 48, 1 << 56, (1 << 62) - 1]
         for fileInode in fileInodes {
-            guard let node = NodeID.plain(fileInode: fileInode) else { return XCTFail("\(fileInode) refused") }
+            guard let node = NodeID.stored(fileInode: fileInode) else { return XCTFail("\(fileInode) refused") }
             XCTAssertEqual(NodeID(inode: node.inode), node, "plain file inode \(fileInode)")
             XCTAssertGreaterThan(node.inode, NodeID.dropIn((1 << 62) - (1 << 56) - 1).inode)
             XCTAssertGreaterThan(node.inode, NodeID.finished(highestTaskID).inode)
         }
-        XCTAssertNil(NodeID.plain(fileInode: 1 << 62), "past the range")
-        XCTAssertNil(NodeID.plain(fileInode: .max))
+        XCTAssertNil(NodeID.stored(fileInode: 1 << 62), "past the range")
+        XCTAssertNil(NodeID.stored(fileInode: .max))
         XCTAssertEqual(NodeID(inode: NodeID.dropIn((1 << 62) - (1 << 56) - 1).inode),
                        .dropIn((1 << 62) - (1 << 56) - 1), "the last drop-in stays a drop-in")
         var random = SeededGenerator.fromEnvironment()
         for _ in 0..<100_000 {
             let fileInode = UInt64.random(in: 0..<(1 << 62), using: &random)
-            let node = NodeID.plain(fileInode: fileInode)!
+            let node = NodeID.stored(fileInode: fileInode)!
             if NodeID(inode: node.inode) != node { return XCTFail("\(node), \(random)") }
         }
     }

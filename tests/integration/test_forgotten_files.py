@@ -210,15 +210,16 @@ def test_r17_a_file_left_under_a_downloading_tasks_name_shows_and_the_task_takes
     assert (mount.mp / "files" / "claimed (1).bin").read_bytes() == content(7, 4 * MiB)
 
 
-def test_r34_only_regular_files_are_shown(mount):
+def test_r34_only_regular_files_and_folders_are_shown(mount):
     (mount.state / "files" / "folder").mkdir()
-    (mount.state / "files" / "folder" / "inside.bin").write_bytes(b"later (R35)")
+    (mount.state / "files" / "folder" / "inside.bin").write_bytes(b"in a folder (R35)")
     os.symlink("/etc/hostname", mount.state / "files" / "link")
     os.mkfifo(mount.state / "files" / "fifo")
     (mount.state / "files" / b"\xff\xfe.bin".decode("utf-8", "surrogateescape")).write_bytes(b"?")
     _leave_plain(mount, "real.bin", b"real")
-    assert mount.files() == ["real.bin"]
-    for name in ("folder", "link", "fifo"):
+    assert mount.files() == ["folder", "real.bin"]
+    assert (mount.mp / "files" / "folder" / "inside.bin").read_bytes() == b"in a folder (R35)"
+    for name in ("link", "fifo"):
         expect_errno(errno.ENOENT, os.stat, mount.mp / "files" / name)
         expect_errno(errno.ENOENT, os.unlink, mount.mp / "files" / name)
     assert os.path.lexists(mount.state / "files" / "link")

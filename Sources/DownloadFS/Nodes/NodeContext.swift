@@ -18,7 +18,7 @@ final class NodeContext: Sendable {
     let gid = getgid()
     let mountedAt: timespec
     let dropIns = DropInRegistry()
-    let plainNames = PlainFileNames()
+    let storedNames = StoredEntryNames()
     let listings: ListingTimes
     private let announcer = Mutex<KernelNotifier?>(nil)
 
@@ -45,6 +45,31 @@ final class NodeContext: Sendable {
     func task(_ id: Int64) throws(Errno) -> TaskEntry {
         guard let entry = table.entry(id) else { throw .noEntry }
         return entry
+    }
+
+    /// The inode of the folder at `folder` under `files/` (`FilesPath`):
+    /// `files/` itself for "", nil when there is no such folder.
+    func folderInode(_ folder: String) -> UInt64? { Self.folderInode(folder, in: state) }
+
+    static func folderInode(_ folder: String, in state: StateDirectory) -> UInt64? {
+        guard !folder.isEmpty else { return NodeID.files.inode }
+        var info = stat()
+        guard lstat(state.file(folder), &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return NodeID.stored(fileInode: UInt64(info.st_ino))?.inode
+    }
+
+    /// Tells the kernel that the entry `child` at `path` under `files/` is
+    /// gone (a plain file or folder removed or moved through the mount),
+    /// and that the listing of `files/` changed when it was at the top. The
+    /// kernel made these changes itself (they came through the mount), so
+    /// the name is mostly gone already; inotify watchers see it go.
+    func announceGone(_ child: UInt64, at path: String) {
+        let folder = String(FilesPath.folder(of: path))
+        listings.touch(queue: false, files: folder.isEmpty)
+        guard let parent = folderInode(folder) else { return }
+        var notices: [KernelNotice] = [.deleted(parent: parent, child: child, name: String(FilesPath.name(of: path)))]
+        if folder.isEmpty { notices.append(.attributes(NodeID.files.inode)) }
+        notifier?.post(notices)
     }
 
     func time(_ date: Date?) -> timespec {

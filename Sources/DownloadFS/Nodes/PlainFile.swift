@@ -3,36 +3,27 @@ import DownloadFSCore
 import FuseKit
 import Glibc
 
-/// `files/<name>` of a file that belongs to no task: what `forget` leaves
+/// `files/<name>` (or `files/FOLDER/<name>`, R35) of a file that belongs to no task: what `forget` leaves
 /// (R34), or any regular file in STATE/files no task claims. Everything it
 /// shows comes from the real file — size, mtime, the attributes stored on
 /// it (R41) — since there is no record; mode and owner are the mount's, as
 /// for every file in `files/`. `rm` and `mv` act on the file alone.
 ///
-/// Its inode is its backing file's (`NodeID.plain`), which a rename keeps;
-/// the name it was found under is only where to look first. Each use checks
+/// Its inode is its backing file's (`NodeID.stored`), which a rename keeps;
+/// the place it was found under is only where to look first. Each use checks
 /// that the name still names that file, and that no task claims the name
 /// (a file being moved in by its task never shows early, R43).
 struct PlainFile: OpenableNode, ExtendedAttributesNode, KernelReferencedNode {
     let context: NodeContext
     /// `st_ino` of the backing file.
     let fileInode: UInt64
+    /// Its place under `files/` (`FilesPath`) when it was found.
     let name: String
-    var inode: UInt64 { NodeID.plain(fileInode).inode }
+    var inode: UInt64 { NodeID.stored(fileInode).inode }
     var permissions: mode_t { 0o444 }
 
-    /// The plain file called `name` in STATE/files, if there is one: a
-    /// regular file (folders come with R35) whose name no task claims.
-    static func named(_ name: String, in context: NodeContext) throws(Errno) -> PlainFile {
-        guard !context.table.isNameTaken(name) else { throw .noEntry }
-        var info = stat()
-        guard lstat(context.state.file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              NodeID.plain(fileInode: UInt64(info.st_ino)) != nil else { throw .noEntry }
-        return PlainFile(context: context, fileInode: UInt64(info.st_ino), name: name)
-    }
-
     /// The backing file now: its name and `stat`. A `mv` through the mount
-    /// renames on disk before it tells `PlainFileNames`; a request that
+    /// renames on disk before it tells `StoredEntryNames`; a request that
     /// came in between finds the new name on a second look.
     private func located() throws(Errno) -> (name: String, info: stat) {
         var current = name
@@ -42,7 +33,7 @@ struct PlainFile: OpenableNode, ExtendedAttributesNode, KernelReferencedNode {
                info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_ino) == fileInode {
                 return (current, info)
             }
-            guard let renamed = context.plainNames.name(of: fileInode), renamed != current else { break }
+            guard let renamed = context.storedNames.name(of: fileInode), renamed != current else { break }
             current = renamed
         }
         throw .noEntry
@@ -54,7 +45,7 @@ struct PlainFile: OpenableNode, ExtendedAttributesNode, KernelReferencedNode {
                                   attributeTimeout: KernelCacheTime.announced)
     }
 
-    func referenced() { context.plainNames.remember(fileInode, name: name) }
+    func referenced() { context.storedNames.remember(fileInode, name: name) }
 
     /// As a task's finished file opens (`FinishedFile`): the same handle,
     /// spliced or passed through to the kernel.
@@ -83,7 +74,7 @@ struct PlainFile: OpenableNode, ExtendedAttributesNode, KernelReferencedNode {
     func remove() throws(Errno) {
         let current = try located().name
         guard unlink(context.state.file(current)) == 0 else { throw errno == ENOENT ? .noEntry : Errno(errno) }
-        announce(gone: current)
+        context.announceGone(inode, at: current)
     }
 
     /// `mv files/<name> files/<newName>` (R34), refused as R40 refuses a
@@ -96,25 +87,8 @@ struct PlainFile: OpenableNode, ExtendedAttributesNode, KernelReferencedNode {
     func rename(to newName: String) throws(Errno) {
         let current = try located().name
         if newName == current { return }
-        do { try context.loop.client.renameFile(current, to: newName) } catch {
-            switch error {
-            case .missing: throw .noEntry
-            case .badName: throw .invalid
-            case .exists: throw .exists
-            case .io(let code): throw Errno(code)
-            }
-        }
-        context.plainNames.renamed(fileInode, to: newName)
-        announce(gone: current)
-    }
-
-    /// As `TaskChangeNotices` tells of a task's file that went or was
-    /// renamed: the old name, and `files/`'s attributes, whose mtime shows
-    /// when its listing changed. The kernel made these changes itself
-    /// (they came through the mount), so the name is mostly gone already.
-    private func announce(gone oldName: String) {
-        context.listings.touch(queue: false, files: true)
-        context.notifier?.post([.deleted(parent: NodeID.files.inode, child: inode, name: oldName),
-                                .attributes(NodeID.files.inode)])
+        do { try context.loop.client.renameFile(current, to: newName) } catch { throw Errno(error) }
+        context.storedNames.renamed(fileInode, to: newName)
+        context.announceGone(inode, at: current)
     }
 }

@@ -26,7 +26,10 @@ struct TaskChangeNotices {
     private(set) var queueListingChanged = false
     private(set) var filesListingChanged = false
 
-    init(old: DownloadTask?, new: DownloadTask?, forgotten: Bool = false) {
+    /// `folderInode` finds the inode of a folder under `files/` (R35) whose
+    /// entry changed: `files/` itself for "", nil when it is gone.
+    init(old: DownloadTask?, new: DownloadTask?, forgotten: Bool = false,
+         folderInode: (String) -> UInt64? = { $0.isEmpty ? NodeID.files.inode : nil }) {
         guard let id = (old ?? new)?.taskID else { return }
         let wasCompleted = old?.state == .completed
         let isCompleted = new?.state == .completed
@@ -45,9 +48,9 @@ struct TaskChangeNotices {
                                     name: TaskDirectoryNames.dataFile(ofTaskNamed: old.name)))
             notices.append(.deleted(parent: NodeID.queue.inode, child: taskDir, name: String(id)))
             if wasCompleted && forgotten {
-                notices.append(.entry(parent: NodeID.files.inode, name: old.name))
+                if let folder = folderInode(old.folder) { notices.append(.entry(parent: folder, name: old.fileName)) }
             } else if wasCompleted {
-                forgetFinished(id, old.name)
+                forgetFinished(id, old, folderInode)
             }
             queueListingChanged = true
             filesListingChanged = wasCompleted && !forgotten
@@ -58,13 +61,13 @@ struct TaskChangeNotices {
                 if oldData != TaskDirectoryNames.dataFile(ofTaskNamed: new.name) {
                     notices.append(.deleted(parent: taskDir, child: NodeID.taskData(id).inode, name: oldData))
                 }
-                if wasCompleted { forgetFinished(id, old.name) }
+                if wasCompleted { forgetFinished(id, old, folderInode) }
                 filesListingChanged = wasCompleted || isCompleted
             }
             if wasCompleted != isCompleted {
                 notices.append(.contents(NodeID.taskData(id).inode))
                 if wasCompleted {
-                    if old.name == new.name { forgetFinished(id, old.name) }
+                    if old.name == new.name { forgetFinished(id, old, folderInode) }
                     notices.append(.contents(NodeID.finished(id).inode))
                 }
                 filesListingChanged = true
@@ -74,8 +77,9 @@ struct TaskChangeNotices {
         if filesListingChanged { notices.append(.attributes(NodeID.files.inode)) }
     }
 
-    /// `files/<name>` of task `id` is gone.
-    private mutating func forgetFinished(_ id: Int64, _ name: String) {
-        notices.append(.deleted(parent: NodeID.files.inode, child: NodeID.finished(id).inode, name: name))
+    /// The `files/` entry of task `id`, as it was in `old`, is gone.
+    private mutating func forgetFinished(_ id: Int64, _ old: DownloadTask, _ folderInode: (String) -> UInt64?) {
+        guard let folder = folderInode(old.folder) else { return }
+        notices.append(.deleted(parent: folder, child: NodeID.finished(id).inode, name: old.fileName))
     }
 }

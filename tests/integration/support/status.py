@@ -2,7 +2,7 @@
 
 import re
 
-STATUS_KEYS = ["id", "name", "url", "state", "progress", "downloaded", "total", "speed",
+STATUS_KEYS = ["id", "name", "dir", "url", "state", "progress", "downloaded", "total", "speed",
                "connections", "eta", "attempts", "error", "added", "completed"]
 
 STATES = {"queued", "downloading", "paused", "retrying", "verifying", "completed", "failed"}

@@ -1,11 +1,13 @@
+import DownloadFSCore
 import Synchronization
 
-/// The names of the plain files (R34) the kernel holds an inode of, by the
-/// backing file's inode number: how a request that names only an inode
-/// (`getattr`, `open`, `getxattr`) finds its file in STATE/files.
+/// The places (`FilesPath`) of the plain files (R34) and folders (R35) the
+/// kernel holds an inode of, by the backing entry's inode number: how a
+/// request that names only an inode (`getattr`, `open`, `getxattr`,
+/// `readdir`) finds its entry in STATE/files.
 ///
 /// A task's nodes are found from their inode alone (`NodeID`); a plain file
-/// has no task, and its inode number (`st_ino`) cannot be opened without
+/// or a folder has no task, and its inode number (`st_ino`) cannot be opened without
 /// privilege (`open_by_handle_at` needs CAP_DAC_READ_SEARCH). The kernel
 /// asks about an inode only between a `lookup` that returned it and the
 /// `forget` that gives it back (plain `readdir` makes no inodes), so this
@@ -21,7 +23,7 @@ import Synchronization
 /// One small lock, held for a dictionary access (and, once the kernel has
 /// given back seven eighths of the table's room, for making it smaller);
 /// nothing is called under it.
-final class PlainFileNames: Sendable {
+final class StoredEntryNames: Sendable {
     private struct Entry {
         var name: String
         var lookups: UInt64
@@ -46,6 +48,18 @@ final class PlainFileNames: Sendable {
     /// `mv` in `files/` kept the file's inode and gave it `name`.
     func renamed(_ fileInode: UInt64, to name: String) {
         entries.withLock { $0[fileInode]?.name = name }
+    }
+
+    /// `mv` of the folder `folder` to `newFolder`: every entry inside it
+    /// has a new place. A scan of what the kernel holds, which a folder's
+    /// `mv` can afford; a request that came in between finds its entry on
+    /// a second look (`PlainFile.located`).
+    func movedFolder(_ folder: String, to newFolder: String) {
+        entries.withLock { entries in
+            for (inode, entry) in entries where FilesPath.isInside(entry.name, folder: folder) {
+                entries[inode]?.name = FilesPath.moved(entry.name, from: folder, to: newFolder)
+            }
+        }
     }
 
     /// The kernel gave back `lookups` of its references (FUSE `forget`).

@@ -3,9 +3,9 @@ import XCTest
 
 /// R34: a plain file's name is held while the kernel holds its inode — one
 /// reference per entry reply, given back by `forget` — and no longer.
-final class PlainFileNamesTests: XCTestCase {
+final class StoredEntryNamesTests: XCTestCase {
     func test_R34_aNameIsHeldUntilEveryLookupIsForgotten() {
-        let names = PlainFileNames()
+        let names = StoredEntryNames()
         names.remember(42, name: "a.bin")
         names.remember(42, name: "a.bin")
         XCTAssertEqual(names.name(of: 42), "a.bin")
@@ -17,7 +17,7 @@ final class PlainFileNamesTests: XCTestCase {
     }
 
     func test_R34_forgetMultiGivesBackSeveralAtOnce() {
-        let names = PlainFileNames()
+        let names = StoredEntryNames()
         for _ in 0..<5 { names.remember(7, name: "x") }
         names.forget(7, lookups: 3)
         XCTAssertEqual(names.name(of: 7), "x")
@@ -26,7 +26,7 @@ final class PlainFileNamesTests: XCTestCase {
     }
 
     func test_R34_theLatestNameIsTheOneKept() {
-        let names = PlainFileNames()
+        let names = StoredEntryNames()
         names.remember(9, name: "old.bin")
         names.renamed(9, to: "new.bin")
         XCTAssertEqual(names.name(of: 9), "new.bin")
@@ -37,14 +37,14 @@ final class PlainFileNamesTests: XCTestCase {
     }
 
     func test_R34_aRenameOfAnInodeTheKernelDoesNotHoldKeepsNothing() {
-        let names = PlainFileNames()
+        let names = StoredEntryNames()
         names.renamed(5, to: "b.bin")
         XCTAssertNil(names.name(of: 5))
         XCTAssertEqual(names.count, 0)
     }
 
     func test_R34_namesOfManyFilesGoWhenForgotten() {
-        let names = PlainFileNames()
+        let names = StoredEntryNames()
         for inode in UInt64(1)...100_000 { names.remember(inode, name: "file number \(inode).bin") }
         XCTAssertEqual(names.count, 100_000)
         for inode in UInt64(1)...100_000 { names.forget(inode, lookups: 1) }
