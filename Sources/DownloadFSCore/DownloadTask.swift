@@ -124,10 +124,10 @@ public struct DownloadTask: Sendable, Equatable {
 
     /// The file's own name (R17), without its folder: what `status` and
     /// `queue/<id>/` show.
-    public var fileName: String { String(FilesPath.name(of: name)) }
+    public var fileName: String { FilesPath.name(of: name) }
 
     /// The folder under `files/` the file is in, or goes to; "" for the top (R35).
-    public var folder: String { String(FilesPath.folder(of: name)) }
+    public var folder: String { FilesPath.folder(of: name) }
 
     /// The other URLs of the file after `url` (R19), dropped ones included.
     public var mirrors: [String] { options.mirrors ?? [] }

@@ -43,7 +43,7 @@ public enum FileName {
     public static func withCollisionSuffix(_ path: String, _ n: Int) -> String {
         guard n > 0 else { return path }
         let folder = FilesPath.folder(of: path)
-        guard folder.isEmpty else { return FilesPath.join(folder, withCollisionSuffix(String(FilesPath.name(of: path)), n)) }
+        guard folder.isEmpty else { return FilesPath.join(folder, withCollisionSuffix(FilesPath.name(of: path), n)) }
         let name = path
         let suffix = " (\(n))"
         var (base, ext) = splitExtension(name)
@@ -75,7 +75,7 @@ public enum FileName {
     public static func collisionBase(of path: String) -> (String, Int)? {
         let folder = FilesPath.folder(of: path)
         guard folder.isEmpty else {
-            return collisionBase(of: String(FilesPath.name(of: path))).map { (FilesPath.join(folder, $0.0), $0.1) }
+            return collisionBase(of: FilesPath.name(of: path)).map { (FilesPath.join(folder, $0.0), $0.1) }
         }
         let name = path
         let (base, ext) = splitExtension(name)

@@ -15,15 +15,17 @@ public enum FilesPath {
     }
 
     /// The folder part: "" for a place at the top.
-    public static func folder(of path: String) -> Substring {
-        guard let cut = path.utf8.lastIndex(of: slash) else { return path[path.startIndex..<path.startIndex] }
-        return path[..<cut]
+    public static func folder(of path: String) -> String {
+        guard let cut = path.utf8.lastIndex(of: slash) else { return "" }
+        return String(path[..<cut])
     }
 
-    /// The last part: the file's (or folder's) own name.
-    public static func name(of path: String) -> Substring {
-        guard let cut = path.utf8.lastIndex(of: slash) else { return path[...] }
-        return path[path.utf8.index(after: cut)...]
+    /// The last part: the file's (or folder's) own name. A place at the
+    /// top is its name, returned as it is (no copy: a `status` of a
+    /// million tasks asks a million times).
+    public static func name(of path: String) -> String {
+        guard let cut = path.utf8.lastIndex(of: slash) else { return path }
+        return String(path[path.utf8.index(after: cut)...])
     }
 
     /// Whether `path` lies somewhere inside `folder` (not `folder` itself).

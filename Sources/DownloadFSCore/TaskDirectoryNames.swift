@@ -20,6 +20,6 @@ public enum TaskDirectoryNames {
     /// The data file's name in the directory of a task whose place in
     /// `files/` is `name`: its own name, without the folder (R35).
     public static func dataFile(ofTaskNamed name: String) -> String {
-        FileName.unique(String(FilesPath.name(of: name)), isTaken: fixed.contains)
+        FileName.unique(FilesPath.name(of: name), isTaken: fixed.contains)
     }
 }

@@ -36,7 +36,7 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
 
     var parentInode: UInt64 {
         guard !folder.isEmpty else { return NodeID.root.inode }
-        return context.folderInode(String(FilesPath.folder(of: folder))) ?? NodeID.files.inode
+        return context.folderInode(FilesPath.folder(of: folder)) ?? NodeID.files.inode
     }
 
     /// A folder's place now: the one it was found under, or (a `mv` of it

@@ -64,10 +64,10 @@ final class NodeContext: Sendable {
     /// kernel made these changes itself (they came through the mount), so
     /// the name is mostly gone already; inotify watchers see it go.
     func announceGone(_ child: UInt64, at path: String) {
-        let folder = String(FilesPath.folder(of: path))
+        let folder = FilesPath.folder(of: path)
         listings.touch(queue: false, files: folder.isEmpty)
         guard let parent = folderInode(folder) else { return }
-        var notices: [KernelNotice] = [.deleted(parent: parent, child: child, name: String(FilesPath.name(of: path)))]
+        var notices: [KernelNotice] = [.deleted(parent: parent, child: child, name: FilesPath.name(of: path))]
         if folder.isEmpty { notices.append(.attributes(NodeID.files.inode)) }
         notifier?.post(notices)
     }
