@@ -35,8 +35,10 @@ let package = Package(
             "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CCertificate", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The man page, rendered from the command tree and the core's lists.
+        .target(name: "Manual", dependencies: ["DownloadFSCore"]),
         .executableTarget(name: "downloadfs", dependencies: [
-            "DownloadFS", "DownloadFSCore",
+            "DownloadFS", "DownloadFSCore", "Manual",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -50,5 +52,6 @@ let package = Package(
         ]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "CCurl", "DownloadFSCore"]),
         .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS", "TestSupport"]),
+        .testTarget(name: "ManualTests", dependencies: ["Manual", "DownloadFSCore"]),
     ]
 )

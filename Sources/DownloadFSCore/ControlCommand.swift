@@ -22,6 +22,15 @@ public enum ControlCommand: Sendable, Equatable {
     /// `forget-completed` (R34): `forget` on every completed task.
     case forgetCompleted
 
+    /// Every command a task's `ctl` takes (R30), as written: a word, then
+    /// `N` or `RATE` where it takes one. The refusals list them, the man
+    /// page documents them, and a unit test parses each one, so the list
+    /// and `parseTask` cannot part.
+    public static let taskForms = ["pause", "resume", "start", "top", "move N", "limit RATE", "split N", "forget"]
+
+    /// Every command `MOUNT/ctl` takes (R31), written as `taskForms` are.
+    public static let globalForms = ["max-active N", "limit RATE", "split N", "pause-all", "resume-all", "forget-completed"]
+
     /// Parses a task `ctl` write, or returns the sentence explaining the refusal.
     public static func parseTask(_ text: String) -> Result<ControlCommand, ControlCommandError> {
         let words = splitWords(text)
@@ -42,7 +51,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "split" where words.count == 2:
             return connections(words[1]).map { .split($0) }
         default:
-            return .failure(refusal(text, words, forms: ["pause", "resume", "start", "top", "move N", "limit RATE", "split N", "forget"]))
+            return .failure(refusal(text, words, forms: taskForms))
         }
     }
 
@@ -63,7 +72,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "split" where words.count == 2:
             return connections(words[1]).map { .globalSplit($0) }
         default:
-            return .failure(refusal(text, words, forms: ["max-active N", "limit RATE", "split N", "pause-all", "resume-all", "forget-completed"]))
+            return .failure(refusal(text, words, forms: globalForms))
         }
     }
 

@@ -5,12 +5,17 @@
 /// every option but `header` replace earlier ones, as in aria2; `header`
 /// accumulates. A refusal never repeats an `http-passwd` value, nor the
 /// password of an `all-proxy` URL (R6).
-enum InputOptionLine {
-    static let knownKeys = ["out", "dir", "header", "checksum", "max-download-limit", "split", "referer", "user-agent",
+public enum InputOptionLine {
+    /// Every option key `apply` takes, in the order refusals and the man
+    /// page list them. A unit test applies each with a good value, so no key
+    /// is listed that the switch below refuses; a key the switch takes
+    /// but the list lacks would be missing from the refusal sentence the
+    /// `default:` branch builds from it, which the same test reads.
+    public static let knownKeys = ["out", "dir", "header", "checksum", "max-download-limit", "split", "referer", "user-agent",
                             "http-user", "http-passwd", "all-proxy", "load-cookies"]
 
     /// The schemes `all-proxy=` takes (curl's proxy kinds); none written means http, as in aria2.
-    static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+    public static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
     /// Applies `text` (leading blanks already removed); returns the rejection reason, or nil.
     /// `urls` are the URL line's URLs, needed only by `load-cookies` (whose

@@ -5,7 +5,7 @@
 /// spaces; the input grammar (R10) and HTTP's field values only know space
 /// and tab. Both are ASCII, so the UTF-8 view finds the ends without decoding.
 extension StringProtocol {
-    func trimmingSpacesAndTabs() -> String {
+    public func trimmingSpacesAndTabs() -> String {
         let text = Substring(self)
         let bytes = text.utf8
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),

@@ -25,7 +25,7 @@ struct AddCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The downloadfs mount to use (default: the only one mounted).")
+    @Option(help: ArgumentHelp("The downloadfs mount to use (default: the only one mounted).", valueName: "dir"))
     var mount: String?
 
     @Option(name: [.customShort("i"), .long], help: ArgumentHelp(

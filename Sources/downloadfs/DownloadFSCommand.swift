@@ -2,6 +2,7 @@ import ArgumentParser
 import DownloadFSCore
 import Engine
 import Foundation
+import Manual
 
 /// `downloadfs`: a download manager whose whole interface is a filesystem.
 @main
@@ -24,6 +25,35 @@ struct DownloadFSCommand: ParsableCommand {
                       WaitCommand.self, CtlCommand.self]
     )
 
+    /// `--generate-manual`: print the man page (mdoc) and exit. Hidden, as
+    /// argument-parser's `--generate-completion-script` is from users;
+    /// `scripts/install` runs it on the binary it installs.
+    @Flag(name: .customLong("generate-manual"), help: .private)
+    var generateManual = false
+
+    func run() throws {
+        guard generateManual else { throw CleanExit.helpRequest(self) }
+        print(try Self.manual(), terminator: "")
+    }
+
+    /// The man page, from argument-parser's description of every command
+    /// (the JSON of `--experimental-dump-help`) and the core's lists. Dated
+    /// `SOURCE_DATE_EPOCH` when set (scripts/install sets the last
+    /// commit's), so a page rebuilt from the same source is the same page.
+    static func manual() throws -> String {
+        let root: ManualCommand
+        do {
+            root = try ManualCommand.root(ofToolInfo: Data(_dumpHelp().utf8))
+        } catch {
+            // Our own definitions read back: only another argument-parser could break this.
+            throw ClientError("--generate-manual: argument-parser's command description did not decode: \(error)").exit()
+        }
+        let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init)
+        return ManualPage(root: root, date: epoch.map(Date.init(timeIntervalSince1970:)) ?? Date(),
+                          failureStatus: ExitCode.failure.rawValue,
+                          usageStatus: ExitCode.validationFailure.rawValue).rendered()
+    }
+
     /// The arguments the command line means, without the program name:
     /// mount(8)'s `downloadfs STATE MNT -o …` (R8) already read as the
     /// `downloadfs mount …` it asks for. Set once in `main`, before any
@@ -41,7 +71,7 @@ struct DownloadFSCommand: ParsableCommand {
             }
         } catch {
             FileHandle.standardError.write(Data("downloadfs: \(error.message) (see downloadfs mount --help)\n".utf8))
-            exit(withError: ExitCode(64))
+            exit(withError: ExitCode.validationFailure)
         }
         var command: ParsableCommand
         do {

@@ -83,4 +83,25 @@ final class ControlCommandTests: XCTestCase {
             XCTAssertNil(global(text), text.debugDescription)
         }
     }
+
+    /// `form` with its placeholder given a value each parser takes.
+    private func example(_ form: String) -> String {
+        form.replacingOccurrences(of: "RATE", with: "2M").replacingOccurrences(of: "N", with: "2")
+    }
+
+    /// The lists the man page and the refusals show are the parsers' own:
+    /// each form parses, and a form's word alone or with a stray word does not
+    /// pass for another command.
+    func test_R30_R31_theListedFormsAreTheOnesTheParsersTake() {
+        for form in ControlCommand.taskForms {
+            XCTAssertNotNil(task(example(form)), form)
+            XCTAssertNil(task(example(form) + " extra"), form)
+        }
+        for form in ControlCommand.globalForms {
+            XCTAssertNotNil(global(example(form)), form)
+            XCTAssertNil(global(example(form) + " extra"), form)
+        }
+        XCTAssertEqual(Set(ControlCommand.taskForms).count, ControlCommand.taskForms.count)
+        XCTAssertEqual(Set(ControlCommand.globalForms).count, ControlCommand.globalForms.count)
+    }
 }

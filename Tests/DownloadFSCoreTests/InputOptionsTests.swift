@@ -212,4 +212,29 @@ final class InputOptionsTests: XCTestCase {
             XCTAssertFalse(plain.contains(key), plain)
         }
     }
+
+    /// A value each option takes; every listed key needs one here.
+    private static let goodValues = [
+        "out": "name.iso", "dir": "isos/ubuntu", "header": "X-Token: 1", "checksum": "md5=" + String(repeating: "0", count: 32),
+        "max-download-limit": "2M", "split": "4", "referer": "http://h/", "user-agent": "agent/1",
+        "http-user": "user", "http-passwd": "secret", "all-proxy": "http://proxy:3128",
+        "load-cookies": "/c/cookies.txt",
+    ]
+
+    /// `InputOptionLine.knownKeys` is what the man page lists (R10): each
+    /// key takes its good value, and the refusal of an unknown key names
+    /// exactly these.
+    func test_R10_theListedKeysAreTheOnesTheParserTakes() {
+        for key in InputOptionLine.knownKeys {
+            guard let value = Self.goodValues[key] else { XCTFail("no good value for \(key)"); continue }
+            var options = TaskOptions()
+            XCTAssertNil(InputOptionLine.apply("\(key)=\(value)", to: &options, urls: ["http://h/a"],
+                                               context: Self.context), key)
+            XCTAssertNotEqual(options, TaskOptions(), key)
+        }
+        var options = TaskOptions()
+        let refusal = InputOptionLine.apply("no-such-option=1", to: &options)
+        XCTAssertEqual(refusal, "unknown option \"no-such-option\" (known: \(InputOptionLine.knownKeys.joined(separator: ", ")))")
+        XCTAssertEqual(Set(InputOptionLine.knownKeys).count, InputOptionLine.knownKeys.count)
+    }
 }
