@@ -35,6 +35,9 @@ let package = Package(
             "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CCertificate", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // aria2's JSON-RPC door (R70–R73): what each call means, decided
+        // without I/O against a `MountView` of the mount's files.
+        .target(name: "RPCCore", dependencies: ["DownloadFSCore"]),
         // The man page, rendered from the command tree and the core's lists.
         .target(name: "Manual", dependencies: ["DownloadFSCore"]),
         .executableTarget(name: "downloadfs", dependencies: [
@@ -52,6 +55,7 @@ let package = Package(
         ]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "CCurl", "DownloadFSCore"]),
         .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS", "TestSupport"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "DownloadFSCore"]),
         .testTarget(name: "ManualTests", dependencies: ["Manual", "DownloadFSCore"]),
     ]
 )

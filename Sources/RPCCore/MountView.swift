@@ -1,0 +1,44 @@
+/// The mount as aria2's door sees it (R70): every call goes through the
+/// mount's own files, so the RPC server shows nothing `cat` would not,
+/// needs no access to the state dir, and can crash or restart without
+/// touching a download. `Aria2Dispatcher` (pure) decides; an adapter
+/// (`MountFiles`, in the server's target) does the I/O. Unit tests drive
+/// the dispatcher with an in-memory mount.
+///
+/// Texts are returned exactly as the files give them; parsing them is the
+/// dispatcher's (with `StatusReading` and friends from the core).
+public protocol MountView: Sendable {
+    /// The mountpoint, for the paths replies show (`MOUNT/files/NAME`).
+    var path: String { get }
+    /// Writes aria2 input-file text to `queue/new` on one handle and reads
+    /// the ids back (R10, R12): one id per URL line, in order.
+    func add(_ input: String) throws(MountViewError) -> [Int64]
+    /// One command to `queue/<id>/ctl` (R30).
+    func control(_ id: Int64, _ command: String) throws(MountViewError)
+    /// One command to `MOUNT/ctl` (R31).
+    func controlGlobal(_ command: String) throws(MountViewError)
+    /// `rm -r queue/<id>` (R32).
+    func remove(_ id: Int64) throws(MountViewError)
+    /// `queue/<id>/status` (R20); nil when the task is gone.
+    func status(_ id: Int64) throws(MountViewError) -> String?
+    /// `queue/<id>/log`; nil when the task is gone (mirrors' fates, R19).
+    func log(_ id: Int64) throws(MountViewError) -> String?
+    /// `queue/<id>/ctl` read back: the task's settings in force (R30); nil when gone.
+    func settings(_ id: Int64) throws(MountViewError) -> String?
+    /// `MOUNT/ctl` read back: the mount's settings (R31).
+    func globalSettings() throws(MountViewError) -> String
+    /// `MOUNT/status`: every task as a table (R21).
+    func table() throws(MountViewError) -> String
+}
+
+/// A mount file operation that failed: its errno and the sentence the
+/// mount gave (for a refused write, the reason `MOUNT/log` names).
+public struct MountViewError: Error, Sendable, Equatable {
+    public let code: Int32
+    public let message: String
+
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
