@@ -41,7 +41,7 @@ let package = Package(
         // The man page, rendered from the command tree and the core's lists.
         .target(name: "Manual", dependencies: ["DownloadFSCore"]),
         .executableTarget(name: "downloadfs", dependencies: [
-            "DownloadFS", "DownloadFSCore", "Manual",
+            "DownloadFS", "DownloadFSCore", "Manual", "RPCCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

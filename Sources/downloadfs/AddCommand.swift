@@ -50,71 +50,17 @@ struct AddCommand: ParsableCommand {
         var text = ""
         for path in inputFile { text += try inputText(path) }
         for url in urls { text += url == "-" ? try inputText("-") : url + "\n" }
-        let path = root + "/queue/new"
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ClientError("add: cannot open \(path): \(String(cString: strerror(errno)))").exit()
+        // R4: any error from the mount fails the whole input with its
+        // reason (MountFiles.add), and no id is printed.
+        let added: [Int64]
+        do { added = try MountFiles(path: root).add(text) } catch {
+            throw ClientError("add: " + error.message).exit()
         }
-        // R4: any error from the mount — on write, on reading the ids back (the
-        // daemon adds the last URL then, and a full catalog answers EIO), or on
-        // close — is a failure with its reason, and no id is printed.
-        let ids: [UInt8]
-        do {
-            try send(Array(text.utf8), to: fd, root: root)
-            ids = try readIDs(fd, root: root)
-        } catch {
-            _ = close(fd)  // the input already failed; what close says adds nothing
-            throw error.exit()
-        }
-        if close(fd) != 0 {
-            throw failure(errno, root: root).exit()
-        }
-        FileHandle.standardOutput.write(Data(ids))
+        FileHandle.standardOutput.write(Data(added.map { "\($0)\n" }.joined().utf8))
         guard wait else { return }
-        let added = String(decoding: ids, as: UTF8.self).split(separator: "\n").compactMap { Int64($0) }
         do {
             throw ExitCode(try TaskWaiter(root: root, command: "add").wait(for: added))
         } catch let error as ClientError { throw error.exit() }
-    }
-
-    /// Writes the whole input, retrying short writes and EINTR.
-    private func send(_ bytes: [UInt8], to fd: Int32, root: String) throws(ClientError) {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno, root: root)
-            }
-            written += n
-        }
-    }
-
-    /// The ids the handle's writes added, one per line (R12), read to the end.
-    private func readIDs(_ fd: Int32, root: String) throws(ClientError) -> [UInt8] {
-        var ids = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = pread(fd, &buffer, buffer.count, off_t(ids.count))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno, root: root)
-            }
-            if n == 0 { return ids }
-            ids += buffer[..<n]
-        }
-    }
-
-    /// One line saying why the mount refused or failed the input: for EINVAL
-    /// and EIO (the errors the daemon logs) its own sentence from MOUNT/log,
-    /// else the errno's (a dead mount, a full disk on our side).
-    private func failure(_ code: Int32, root: String) -> ClientError {
-        let reason = String(cString: strerror(code))
-        let verb = code == EINVAL ? "refused" : "could not add"
-        guard code == EINVAL || code == EIO, let line = lastInputLogLine(root) else {
-            return ClientError("add: the mount \(verb) the input: \(reason)")
-        }
-        return ClientError("add: the mount \(verb) the input (\(reason)): \(line)")
     }
 
     /// An input file's text (stdin for -), ending in a newline.
@@ -131,13 +77,5 @@ struct AddCommand: ParsableCommand {
         }
         let text = String(decoding: data, as: UTF8.self)
         return text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
-    }
-
-    /// The newest line of MOUNT/log about queue/new, without its timestamp;
-    /// nil when there is none.
-    private func lastInputLogLine(_ root: String) -> String? {
-        guard let log = try? String(contentsOfFile: root + "/log", encoding: .utf8),
-              let line = log.split(separator: "\n").last(where: { $0.contains(" queue/new: ") }) else { return nil }
-        return line.split(separator: " ", maxSplits: 1).last.map(String.init) ?? String(line)
     }
 }

@@ -47,32 +47,10 @@ struct CtlCommand: ParsableCommand {
         let command = words.joined(separator: " ")
         do {
             let root = try MountLocator.resolve(mount, command: "ctl")
-            try send(command, to: target, root: root)
-        } catch let error as ClientError { throw error.exit() }
-    }
-
-    /// One write of `COMMAND\n`, as `echo` makes it.
-    private func send(_ command: String, to target: ControlTarget, root: String) throws(ClientError) {
-        let path = root + "/" + target.file
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT, case .task(let id) = target {
-                throw ClientError("ctl: no task \(id) in \(root) (downloadfs status lists them)")
+            do { try MountFiles(path: root).send(command, to: target) } catch {
+                let hint = error.code == ENOENT && target != .all ? " (downloadfs status lists them)" : ""
+                throw ClientError("ctl: " + error.message + hint)
             }
-            throw ClientError("ctl: cannot open \(path): \(String(cString: strerror(code)))")
-        }
-        defer { close(fd) }
-        let bytes = Array((command + "\n").utf8)
-        var n: Int
-        repeat { n = write(fd, bytes, bytes.count) } while n < 0 && errno == EINTR
-        guard n < 0 else { return }
-        let code = errno
-        guard code == EINVAL else {
-            throw ClientError("ctl: \(path) did not take \"\(command)\": \(String(cString: strerror(code)))")
-        }
-        let log = (try? String(contentsOfFile: root + "/log", encoding: .utf8)) ?? ""
-        let reason = target.refusal(inLog: log) ?? String(cString: strerror(code))
-        throw ClientError("ctl: the mount refused \"\(command)\": \(reason)")
+        } catch let error as ClientError { throw error.exit() }
     }
 }

@@ -1,0 +1,156 @@
+import DownloadFSCore
+import Foundation
+import Glibc
+import RPCCore
+
+/// The mount's files as a client uses them: `add` and `ctl` here, and
+/// aria2's door (`MountView`, R70), which does everything through them.
+/// Every operation is a plain open, write or read of the mount's paths,
+/// so whatever a client does, a shell can do.
+///
+/// A refused write is told in the mount's own words: the daemon writes
+/// its reason to `MOUNT/log` before it answers EINVAL, and the error
+/// carries that line.
+struct MountFiles: MountView {
+    let path: String
+
+    // MARK: - queue/new (R10, R12)
+
+    func add(_ input: String) throws(MountViewError) -> [Int64] {
+        let file = path + "/queue/new"
+        let fd = open(file, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw MountViewError(code: errno, message: "cannot open \(file): \(Self.reason(errno))") }
+        // Any error from the mount — on write, on reading the ids back (the
+        // daemon adds the last URL then, and a full catalog answers EIO), or
+        // on close — fails the whole input, with its reason.
+        let ids: [UInt8]
+        do {
+            try Self.writeAll(Array(input.utf8), to: fd)
+            ids = try Self.readAll(fd)
+        } catch {
+            _ = close(fd)  // the input already failed; what close says adds nothing
+            throw inputFailure(error.code)
+        }
+        guard close(fd) == 0 else { throw inputFailure(errno) }
+        return String(decoding: ids, as: UTF8.self).split(separator: "\n").compactMap { Int64($0) }
+    }
+
+    /// Why the mount refused or failed an input: for EINVAL and EIO (the
+    /// errors the daemon logs) its own sentence from MOUNT/log, else the errno's.
+    private func inputFailure(_ code: Int32) -> MountViewError {
+        let verb = code == EINVAL ? "refused" : "could not add"
+        guard code == EINVAL || code == EIO, let line = lastLogLine(containing: " queue/new: ") else {
+            return MountViewError(code: code, message: "the mount \(verb) the input: \(Self.reason(code))")
+        }
+        return MountViewError(code: code, message: "the mount \(verb) the input (\(Self.reason(code))): \(line)")
+    }
+
+    /// The newest line of MOUNT/log holding `marker`, without its timestamp.
+    private func lastLogLine(containing marker: String) -> String? {
+        guard let log = try? String(contentsOfFile: path + "/log", encoding: .utf8),
+              let line = log.split(separator: "\n").last(where: { $0.contains(marker) }) else { return nil }
+        return line.split(separator: " ", maxSplits: 1).last.map(String.init) ?? String(line)
+    }
+
+    // MARK: - ctl (R30, R31)
+
+    func control(_ id: Int64, _ command: String) throws(MountViewError) {
+        try send(command, to: .task(id))
+    }
+
+    func controlGlobal(_ command: String) throws(MountViewError) {
+        try send(command, to: .all)
+    }
+
+    /// One write of `COMMAND\n`, as `echo` makes it; a refusal carries the
+    /// reason the mount logged for it.
+    func send(_ command: String, to target: ControlTarget) throws(MountViewError) {
+        let file = path + "/" + target.file
+        let fd = open(file, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT, case .task(let id) = target {
+                throw MountViewError(code: code, message: "no task \(id) in \(path)")
+            }
+            throw MountViewError(code: code, message: "cannot open \(file): \(Self.reason(code))")
+        }
+        defer { close(fd) }
+        do { try Self.writeAll(Array((command + "\n").utf8), to: fd) } catch {
+            guard error.code == EINVAL else {
+                throw MountViewError(code: error.code, message: "\(file) did not take \"\(command)\": \(Self.reason(error.code))")
+            }
+            let log = (try? String(contentsOfFile: path + "/log", encoding: .utf8)) ?? ""
+            let reason = target.refusal(inLog: log) ?? Self.reason(error.code)
+            throw MountViewError(code: error.code, message: "the mount refused \"\(command)\": \(reason)")
+        }
+    }
+
+    // MARK: - the rest (R20, R21, R32)
+
+    func remove(_ id: Int64) throws(MountViewError) {
+        let directory = path + "/queue/\(id)"
+        guard rmdir(directory) == 0 else {
+            throw MountViewError(code: errno, message: "cannot remove \(directory): \(Self.reason(errno))")
+        }
+    }
+
+    func status(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/status") }
+    func log(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/log") }
+    func settings(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/ctl") }
+
+    func globalSettings() throws(MountViewError) -> String { try read("ctl") }
+    func table() throws(MountViewError) -> String { try read("status") }
+
+    /// A file of the mount, nil when it (its task) is gone.
+    private func readIfThere(_ relative: String) throws(MountViewError) -> String? {
+        do { return try read(relative) } catch where error.code == ENOENT { return nil }
+    }
+
+    private func read(_ relative: String) throws(MountViewError) -> String {
+        let file = path + "/" + relative
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MountViewError(code: errno, message: "cannot read \(file): \(Self.reason(errno))") }
+        defer { close(fd) }
+        do { return String(decoding: try Self.readAll(fd), as: UTF8.self) } catch {
+            throw MountViewError(code: error.code, message: "cannot read \(file): \(Self.reason(error.code))")
+        }
+    }
+
+    // MARK: - bytes
+
+    /// A system call's errno.
+    private struct Failure: Error {
+        let code: Int32
+    }
+
+    /// Writes all of `bytes`, retrying short writes and EINTR.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(code: errno)
+            }
+            written += n
+        }
+    }
+
+    /// Everything from offset 0 to the end (`pread`, so a handle that was
+    /// written reads its answer from the start, R12).
+    private static func readAll(_ fd: Int32) throws(Failure) -> [UInt8] {
+        var out = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = pread(fd, &buffer, buffer.count, off_t(out.count))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(code: errno)
+            }
+            if n == 0 { return out }
+            out += buffer[..<n]
+        }
+    }
+
+    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
