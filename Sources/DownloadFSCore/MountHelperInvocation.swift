@@ -13,11 +13,15 @@
 public struct MountHelperInvocation: Sendable {
     /// downloadfs's options an fstab line may carry, by their `mount` flag.
     public static let ownOptions = ["max-active", "max-tries", "speed-limit", "split",
-                                    "max-connections-per-host", "ca-certificate", "on-complete"]
+                                    "max-connections-per-host", "ca-certificate", "on-complete",
+                                    "rpc-listen-port", "rpc-secret", "rpc-secret-file"]
+    /// downloadfs's flags an fstab line may carry (`-o rpc`, R70): no value.
+    public static let ownFlags = ["rpc", "rpc-listen-all", "rpc-allow-origin-all"]
     /// Those of `ownOptions` whose value is a whole number: a value that is
     /// not one is refused here, in the words `-o` used, before the command
     /// line's parser would name its flag.
-    public static let wholeNumberOptions: Set<String> = ["max-active", "max-tries", "split", "max-connections-per-host"]
+    public static let wholeNumberOptions: Set<String> = ["max-active", "max-tries", "split", "max-connections-per-host",
+                                                         "rpc-listen-port"]
     /// The hidden `downloadfs mount` option naming each option that came as
     /// `-o name=value`, so its errors name it that way (`MountOptionRefusal`).
     public static let givenAsMountOptionFlag = "--given-as-mount-option"
@@ -29,6 +33,8 @@ public struct MountHelperInvocation: Sendable {
     public var mountpoint: String
     /// Ours, in the order given, with `_` read as `-` (`max_active=4` works too).
     public var options: [(name: String, value: String)]
+    /// Our flags, in the order given.
+    public var flags: [String] = []
     public var fuseOptions: [String]
     public var foreground = false
 
@@ -65,6 +71,7 @@ public struct MountHelperInvocation: Sendable {
     public var mountArguments: [String] {
         var out = ["mount", mountpoint, "--state-dir", stateDir]
         for option in options { out.append("--\(option.name)=\(option.value)") }
+        for flag in flags { out.append("--\(flag)") }
         for name in Set(options.map(\.name)).sorted() { out.append("\(Self.givenAsMountOptionFlag)=\(name)") }
         for option in fuseOptions { out += ["-o", option] }
         if foreground { out.append("--foreground") }
@@ -84,6 +91,12 @@ public struct MountHelperInvocation: Sendable {
                                                       givenAsMountOption: true))
                 }
                 options.append((name, value))
+            } else if Self.ownFlags.contains(name) {
+                guard parts.count == 1 else {
+                    throw .refused(MountOptionRefusal(name: name, value: String(parts[1]), problem: "takes no value",
+                                                      givenAsMountOption: true))
+                }
+                flags.append(name)
             } else if item.hasPrefix("x-") || item.hasPrefix("comment=") || Self.dropped.contains(item) {
                 continue
             } else {

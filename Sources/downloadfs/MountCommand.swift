@@ -58,6 +58,11 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Stay in the foreground and log to stderr.")
     var foreground = false
 
+    @Flag(help: "Also serve aria2's JSON-RPC for the mount (downloadfs rpc, with the rpc-* options below), for as long as the mount lives.")
+    var rpc = false
+
+    @OptionGroup(title: "aria2 JSON-RPC (with --rpc)") var rpcOptions: RPCOptions
+
     @Flag(help: .private)
     var daemonChild = false
 
@@ -124,12 +129,16 @@ struct MountCommand: ParsableCommand {
             configuration.logToFile = true
         }
         let child = daemonChild
+        // R70: the door starts once the mount is ready, and goes with it.
+        let door = rpc ? RPCChild(mountpoint: MountPreflight.absolute(mountpoint), options: rpcOptions) : nil
         do {
             let code = try Daemon.run(configuration) {
+                door?.start()
                 guard child else { return }
                 _ = Glibc.write(report, "ok\n", 3)
                 close(report)
             }
+            door?.stop()
             throw ExitCode(code)
         } catch let error as DaemonError {
             let line = Array("downloadfs: mount: \(error.message)\n".utf8)

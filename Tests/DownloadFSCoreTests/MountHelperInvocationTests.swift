@@ -27,6 +27,15 @@ final class MountHelperInvocationTests: XCTestCase {
                            "speed-limit", "split"].map { "--given-as-mount-option=\($0)" })
     }
 
+    func test_R70_theRPCFlagsAndOptionsAreTaken() throws {
+        XCTAssertEqual(try arguments(["/s", "/m", "-o", "rpc,rpc-listen-port=6801,rpc_allow_origin_all,allow_other"]),
+                       ["mount", "/m", "--state-dir", "/s", "--rpc-listen-port=6801", "--rpc", "--rpc-allow-origin-all",
+                        "--given-as-mount-option=rpc-listen-port", "-o", "allow_other"])
+        XCTAssertThrowsError(try arguments(["/s", "/m", "-o", "rpc=yes"])) { error in
+            XCTAssertEqual((error as? MountHelperError)?.message, "-o rpc=yes: takes no value")
+        }
+    }
+
     func test_R8_underscoresRepeatedListsAndGluedO() throws {
         XCTAssertEqual(try arguments(["/s", "/m", "-omax_active=4", "-o", "split=2"]),
                        ["mount", "/m", "--state-dir", "/s", "--max-active=4", "--split=2",

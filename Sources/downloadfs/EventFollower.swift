@@ -1,0 +1,48 @@
+import Foundation
+import Glibc
+
+/// Reads `MOUNT/events` (R24) on a thread of its own and hands each whole
+/// line on: what aria2's notifications are built on (R73), never a poll
+/// of every task. A read blocks until a line is there; the daemon going
+/// away ends the file, and the follower with it.
+final class EventFollower: Sendable {
+    private let path: String
+    private let onLine: @Sendable (String) -> Void
+    private let onEnd: @Sendable (String) -> Void
+
+    /// `onEnd` gets why the stream ended (the mount went away, or a read failed).
+    init(mount: String, onLine: @escaping @Sendable (String) -> Void, onEnd: @escaping @Sendable (String) -> Void) {
+        path = mount + "/events"
+        self.onLine = onLine
+        self.onEnd = onEnd
+    }
+
+    /// Opens the stream now, so no change after this call is missed, and
+    /// follows it on a new thread.
+    func start() throws(ClientError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ClientError("rpc: cannot open \(path): \(String(cString: strerror(errno)))") }
+        let thread = Thread { [self] in follow(fd) }
+        thread.name = "downloadfs-rpc-events"
+        thread.start()
+    }
+
+    private func follow(_ fd: Int32) {
+        defer { close(fd) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                onEnd(n == 0 ? "\(path) ended (the mount went away)" : "reading \(path): \(String(cString: strerror(errno)))")
+                return
+            }
+            pending += buffer[..<n]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                onLine(String(decoding: pending[..<newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
+            }
+        }
+    }
+}

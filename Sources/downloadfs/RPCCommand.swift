@@ -1,0 +1,83 @@
+import ArgumentParser
+import DownloadFS
+import DownloadFSCore
+import Foundation
+import Glibc
+import RPCCore
+import RPCServer
+import Synchronization
+
+/// `downloadfs rpc MOUNTPOINT` (R70–R73): aria2's JSON-RPC for a mount, so
+/// browser extensions, AriaNg and aria2p drive it unchanged. A client of
+/// the mount: every call is a read or write of the mount's files
+/// (`MountFiles`), and notifications come from `MOUNT/events`.
+struct RPCCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rpc",
+        abstract: "Serve aria2's JSON-RPC for a mount, so aria2 clients drive it.",
+        discussion: """
+            Serves aria2's JSON-RPC 2.0 at http://127.0.0.1:PORT/jsonrpc (POST, GET and
+            WebSocket), as aria2c --enable-rpc does, until SIGTERM, SIGINT or
+            aria2.shutdown. Everything it does goes through the mount's files, so it
+            needs no access to the state dir and can be stopped or restarted at any
+            time without touching a download. mount --rpc starts it with the mount.
+
+            Example:
+              downloadfs rpc ~/dl --rpc-secret-file ~/.config/downloadfs/secret
+            """
+    )
+
+    @Argument(help: "The downloadfs mount to serve.")
+    var mountpoint: String
+
+    @OptionGroup var options: RPCOptions
+
+    /// Started by `mount --rpc`: `aria2.shutdown` also unmounts (R72), by
+    /// asking the daemon that started us to stop, as SIGTERM does (R3).
+    @Flag(help: .private)
+    var stopMountOnShutdown = false
+
+    func run() throws {
+        let root = MountPreflight.absolute(mountpoint)
+        guard MountTable.downloadfsMounts().contains(where: { $0.mountpoint == root }) else {
+            throw ClientError("rpc: \(root) is not a downloadfs mount (mount one with downloadfs mount DIR)").exit()
+        }
+        let secret: String?
+        do { secret = try options.resolvedSecret() } catch { throw error.exit() }
+
+        let stopMount = stopMountOnShutdown
+        let serverBox = Mutex<RPCServer?>(nil)
+        let stop: @Sendable () -> Void = { serverBox.withLock { $0 }?.stop() }
+        let dispatcher = Aria2Dispatcher(mount: MountFiles(path: root), secret: secret, version: ProductVersion.current,
+                                         onShutdown: { _ in
+                                             if stopMount { kill(getppid(), SIGTERM) }
+                                             stop()
+                                         })
+        let configuration = RPCServerConfiguration(port: options.port, listenAll: options.listenAll,
+                                                   allowOriginAll: options.allowOriginAll, hasSecret: secret != nil,
+                                                   maxRequestBytes: 2 << 20)
+        let server = RPCServer(configuration: configuration, respond: { dispatcher.respond(to: $0) })
+        serverBox.withLock { $0 = server }
+
+        // Opened before the port, so a client that connects sees every change from then on.
+        let events = EventFollower(mount: root, onLine: { line in
+            if let notice = dispatcher.notification(forEventLine: line) { server.broadcast(notice) }
+        }, onEnd: { why in
+            FileHandle.standardError.write(Data("downloadfs: rpc: \(why); stopping\n".utf8))
+            stop()
+        })
+        do { try events.start() } catch { throw error.exit() }
+        do { try server.start() } catch {
+            throw ClientError("rpc: \(error.message)").exit()
+        }
+        let signals = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop() }
+            source.resume()
+            return source
+        }
+        server.waitUntilStopped()
+        withExtendedLifetime(signals) {}
+    }
+}

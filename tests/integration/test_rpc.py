@@ -1,0 +1,309 @@
+"""R70–R73: aria2's JSON-RPC door, checked against aria2c 1.36 itself.
+
+`downloadfs rpc MOUNT` is a client of the mount; these tests drive it over
+real HTTP and WebSocket on loopback, run the same calls against
+`aria2c --enable-rpc` where clients rely on the answer's shape, and drive it
+with aria2p from PyPI (in the venv `scripts/install-deps --test` makes).
+"""
+
+import json
+import os
+import socket
+import subprocess
+import textwrap
+
+import pytest
+
+from support.files import KiB, content
+from support.rpc import (Endpoint, RPCProcess, call, free_port, get, get_call, gid, post, result, venv_python,
+                         wait_status)
+from support.waiting import wait_until
+
+TIMEOUT = 30
+
+
+@pytest.fixture
+def rpc(downloadfs_bin, mount, tmp_path):
+    """`downloadfs rpc` for the default mount, no secret."""
+    server = RPCProcess.downloadfs(downloadfs_bin, mount, tmp_path).wait_ready()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def aria2c(tmp_path):
+    server = RPCProcess.aria2c(tmp_path).wait_ready()
+    yield server
+    server.stop()
+
+
+def _shape(value):
+    """The JSON types of a reply, keys kept: what clients rely on."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(value[0])] if value else []
+    return type(value).__name__
+
+
+# -- starting (R70) ------------------------------------------------------------
+
+def test_r70_refuses_to_start_with_one_line_saying_why(downloadfs_bin, mount, tmp_path):
+    not_a_mount = tmp_path / "plain"
+    not_a_mount.mkdir()
+    run = subprocess.run([str(downloadfs_bin), "rpc", str(not_a_mount), "--rpc-listen-port", str(free_port())],
+                         capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode == 1 and "is not a downloadfs mount" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        run = subprocess.run([str(downloadfs_bin), "rpc", str(mount.mp), "--rpc-listen-port", str(port)],
+                             capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode == 1 and str(port) in run.stderr, run.stderr
+
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret\n")
+    os.chmod(secret, 0o644)
+    run = subprocess.run([str(downloadfs_bin), "rpc", str(mount.mp), "--rpc-secret-file", str(secret)],
+                         capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode == 1 and "can be read by others" in run.stderr, run.stderr
+    run = subprocess.run([str(downloadfs_bin), "rpc", str(mount.mp), "--rpc-secret-file", str(tmp_path / "none")],
+                         capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode == 1 and "cannot read the secret file" in run.stderr, run.stderr
+    run = subprocess.run([str(downloadfs_bin), "rpc", str(mount.mp), "--rpc-listen-all"],
+                         capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode != 0 and "needs a secret" in run.stderr, run.stderr
+
+
+# -- the same answers as aria2c (R72) ------------------------------------------
+
+def test_r72_lists_every_method_and_notification_aria2c_lists(rpc, aria2c):
+    assert set(result(rpc, "system.listMethods")) >= set(result(aria2c, "system.listMethods"))
+    assert set(result(rpc, "system.listNotifications")) == set(result(aria2c, "system.listNotifications"))
+
+
+def test_r71_errors_have_aria2cs_codes(rpc, aria2c):
+    for server in (rpc, aria2c):
+        status, _, body = post(server.url, b"{not json")
+        assert json.loads(body)["error"]["code"] == -32700, (server.argv[0], body)
+    assert call(rpc, "aria2.noSuchMethod")["error"]["code"] == call(aria2c, "aria2.noSuchMethod")["error"]["code"]
+    for server in (rpc, aria2c):
+        error = call(server, "aria2.tellStatus")["error"]
+        assert error["code"] in (1, -32602), (server.argv[0], error)
+
+
+def test_r72_a_download_looks_as_it_does_in_aria2c(rpc, aria2c, mount, faultserver):
+    url = faultserver.add("/same.bin", size=64 * KiB, seed=4)
+    ours = result(rpc, "aria2.addUri", [url])
+    theirs = result(aria2c, "aria2.addUri", [url])
+    assert len(ours) == 16 and int(ours, 16) in mount.task_ids()
+    done = wait_status(rpc, ours, "complete")
+    reference = wait_status(aria2c, theirs, "complete")
+    for key in ("gid", "status", "totalLength", "completedLength", "downloadSpeed", "uploadSpeed", "connections",
+                "dir", "files", "numPieces", "pieceLength", "bitfield"):
+        assert key in done, key
+        assert _shape(done[key]) == _shape(reference[key]), key
+    assert done["totalLength"] == str(64 * KiB) and done["completedLength"] == str(64 * KiB)
+    path = done["files"][0]["path"]
+    assert path == str(mount.mp / "files" / "same.bin")
+    with open(path, "rb") as finished:
+        assert finished.read() == content(4, 64 * KiB)
+    picked = result(rpc, "aria2.tellStatus", ours, ["gid", "status"])
+    assert picked == {"gid": ours, "status": "complete"}
+
+
+def test_r72_add_with_options_pause_resume_and_options(rpc, mount, faultserver):
+    url = faultserver.add("/opt.bin", size=256 * KiB, throttle=32 * KiB)
+    g = result(rpc, "aria2.addUri", [url], {"out": "renamed.bin", "dir": "sub", "max-download-limit": "100K",
+                                           "split": "2", "continue": "true"})
+    task = int(g, 16)
+    assert mount.status(task)["name"] == "renamed.bin"
+    assert mount.status(task)["dir"] == "sub"
+    assert result(rpc, "aria2.pause", g) == g
+    mount.wait_state(task, "paused")
+    assert wait_status(rpc, g, "paused")["status"] == "paused"
+    option = result(rpc, "aria2.getOption", g)
+    assert option["split"] == "2"
+    assert result(rpc, "aria2.changeOption", g, {"max-download-limit": "0"}) == "OK"
+    assert result(rpc, "aria2.unpause", g) == g
+    faultserver.update("/opt.bin", throttle=None)
+    wait_status(rpc, g, "complete")
+    assert (mount.mp / "files" / "sub" / "renamed.bin").exists()
+
+
+def test_r72_an_unknown_option_adds_nothing(rpc, mount, faultserver):
+    url = faultserver.add("/no.bin", size=KiB)
+    reply = call(rpc, "aria2.addUri", [url], {"bt-max-peers": "3"})
+    assert "error" in reply
+    reply = call(rpc, "aria2.addUri", [url], {"dir": "/etc"})
+    assert "error" in reply
+    assert mount.task_ids() == []
+
+
+def test_r72_removed_results_stay_until_purged_and_purging_forgets(rpc, mount, faultserver):
+    slow = result(rpc, "aria2.addUri", [faultserver.add("/slow.bin", size=512 * KiB, throttle=16 * KiB)])
+    done = result(rpc, "aria2.addUri", [faultserver.add("/done.bin", size=KiB, seed=6)])
+    wait_status(rpc, done, "complete")
+    assert result(rpc, "aria2.remove", slow) == slow
+    wait_until(lambda: int(slow, 16) not in mount.task_ids(), timeout=TIMEOUT, what="the removed task gone")
+    stopped = {item["gid"]: item["status"] for item in result(rpc, "aria2.tellStopped", 0, 10, ["gid", "status"])}
+    assert stopped == {slow: "removed", done: "complete"}
+    assert result(rpc, "aria2.purgeDownloadResult") == "OK"
+    assert result(rpc, "aria2.tellStopped", 0, 10) == []
+    assert int(done, 16) not in mount.task_ids(), "a completed task is forgotten (R34)"
+    assert (mount.mp / "files" / "done.bin").read_bytes() == content(6, KiB), "its file stays"
+
+
+def test_r71_a_password_is_never_shown(rpc, faultserver):
+    g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/p.bin"])
+    faultserver.add("/p.bin", size=KiB)
+    wait_status(rpc, g, ("complete", "error"))
+    assert "hunter2" not in json.dumps(result(rpc, "aria2.tellStatus", g))
+    assert "hunter2" not in json.dumps(result(rpc, "aria2.getUris", g))
+
+
+# -- safety (R71) ----------------------------------------------------------------
+
+def test_r71_a_secret_is_required_in_every_call(downloadfs_bin, mount, tmp_path, aria2c):
+    server = RPCProcess.downloadfs(downloadfs_bin, mount, tmp_path, "--rpc-secret", "s3cret").wait_ready()
+    try:
+        wrong = call(server, "aria2.getVersion", "token:nope")["error"]
+        reference = RPCProcess.aria2c(tmp_path, "--rpc-secret=s3cret").wait_ready()
+        try:
+            assert wrong == call(reference, "aria2.getVersion", "token:nope")["error"]
+        finally:
+            reference.stop()
+        assert wrong["code"] == 1 and wrong["message"] == "Unauthorized"
+        assert "version" in result(server, "aria2.getVersion", "token:s3cret")
+    finally:
+        server.stop()
+
+
+def test_r71_a_foreign_origin_is_refused_without_a_secret(rpc, downloadfs_bin, mount, tmp_path):
+    status, _, _ = post(rpc.url, {"jsonrpc": "2.0", "id": 1, "method": "aria2.addUri",
+                                  "params": [["http://127.0.0.1:1/x"]]}, headers={"Origin": "http://evil.example"})
+    assert status >= 400
+    assert mount.task_ids() == []
+    allowed = RPCProcess.downloadfs(downloadfs_bin, mount, tmp_path, "--rpc-allow-origin-all").wait_ready()
+    try:
+        status, headers, _ = get(allowed.url, method="OPTIONS",
+                                 headers={"Origin": "http://page.example", "Access-Control-Request-Method": "POST"})
+        assert status == 200 and headers.get("Access-Control-Allow-Origin") == "*"
+    finally:
+        allowed.stop()
+
+
+def test_r71_hostile_input_is_refused_and_the_server_goes_on(rpc, mount):
+    status, _, _ = post(rpc.url, b"[" + b" " * (3 << 20) + b"]")
+    assert status >= 400
+    assert json.loads(post(rpc.url, b"{\"jsonrpc\":")[2])["error"]["code"] == -32700
+    assert "error" in call(rpc, "aria2.addUri", "not a list")
+    assert "version" in result(rpc, "aria2.getVersion")
+    assert mount.task_ids() == []
+
+
+def test_r70_get_with_jsoncallback(rpc):
+    status, headers, body = get_call(rpc, "aria2.getVersion", [], callback="cb")
+    assert status == 200
+    text = body.decode()
+    assert text.startswith("cb(") and text.rstrip(";").endswith(")")
+    assert "version" in json.loads(text[3:text.rindex(")")])["result"]
+
+
+# -- clients (R72, R73) ----------------------------------------------------------
+
+def _venv():
+    python = venv_python()
+    if python is None:
+        pytest.fail("the test venv with aria2p is missing: run scripts/install-deps --test")
+    return python
+
+
+def test_r72_aria2p_drives_the_mount(rpc, mount, faultserver):
+    urls = [faultserver.add(f"/p{i}.bin", size=32 * KiB, seed=20 + i) for i in range(2)]
+    slow = faultserver.add("/pslow.bin", size=512 * KiB, throttle=16 * KiB)
+    script = textwrap.dedent(f"""
+        import json, time, aria2p
+        api = aria2p.API(aria2p.Client(host="http://127.0.0.1", port={rpc.port}, secret=""))
+        added = [api.add_uris([u]) for u in {json.dumps(urls)}]
+        slow = api.add_uris([{json.dumps(slow)}])
+        deadline = time.monotonic() + 30
+        while any(not d.is_complete for d in (api.get_download(a.gid) for a in added)):
+            assert time.monotonic() < deadline, "downloads did not complete"
+            time.sleep(0.1)
+        api.pause([slow])
+        assert api.get_download(slow.gid).status in ("paused", "active")
+        api.resume([slow])
+        api.remove([slow])
+        files = [str(api.get_download(a.gid).files[0].path) for a in added]
+        print(json.dumps({{"gids": [d.gid for d in api.get_downloads()], "files": files}}))
+    """)
+    run = subprocess.run([str(_venv()), "-c", script], capture_output=True, text=True, timeout=90)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert [os.path.basename(f) for f in out["files"]] == ["p0.bin", "p1.bin"]
+    for i, path in enumerate(out["files"]):
+        with open(path, "rb") as finished:
+            assert finished.read() == content(20 + i, 32 * KiB)
+
+
+def test_r73_websocket_clients_get_start_and_complete(rpc, faultserver):
+    url = faultserver.add("/ws.bin", size=64 * KiB, throttle=64 * KiB)
+    script = textwrap.dedent(f"""
+        import json, sys, websocket
+        ws = websocket.create_connection("ws://127.0.0.1:{rpc.port}/jsonrpc", timeout=20)
+        ws.send(json.dumps({{"jsonrpc": "2.0", "id": "a", "method": "aria2.addUri", "params": [[{json.dumps(url)}]]}}))
+        seen, gid = [], None
+        while "aria2.onDownloadComplete" not in seen:
+            message = json.loads(ws.recv())
+            if message.get("id") == "a":
+                gid = message["result"]
+            elif "method" in message:
+                assert message["params"][0]["gid"] == gid or gid is None, message
+                seen.append(message["method"])
+        print(json.dumps(seen))
+    """)
+    run = subprocess.run([str(_venv()), "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert "aria2.onDownloadStart" in seen and seen[-1] == "aria2.onDownloadComplete", seen
+
+
+def test_r71_a_thousand_idle_websockets_do_not_stop_the_server(rpc):
+    sockets = []
+    try:
+        for _ in range(1000):
+            s = socket.create_connection(("127.0.0.1", rpc.port), timeout=10)
+            s.sendall(b"GET /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            sockets.append(s)
+        assert "version" in result(rpc, "aria2.getVersion")
+    finally:
+        for s in sockets:
+            s.close()
+
+
+# -- with the mount (R70) ------------------------------------------------------
+
+def test_r70_mount_rpc_serves_while_mounted_and_shutdown_unmounts(make_mount, faultserver):
+    port = free_port()
+    mount = make_mount("--rpc", "--rpc-listen-port", str(port))
+    server = Endpoint(port)
+    url = faultserver.add("/m.bin", size=KiB, seed=9)
+    wait_until(lambda: _answers(port), timeout=TIMEOUT, what="the door of mount --rpc")
+    g = result(server, "aria2.addUri", [url])
+    wait_status(server, g, "complete")
+    assert result(server, "aria2.shutdown") == "OK"
+    mount.wait_exit(timeout=TIMEOUT)
+    wait_until(lambda: not _answers(port), timeout=TIMEOUT, what="the door gone with the mount")
+
+
+def _answers(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
