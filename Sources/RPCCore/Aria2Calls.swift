@@ -102,6 +102,8 @@ struct Aria2Calls: Sendable {
     /// `position` moves it (`move N`, R30) once added. Those two come after
     /// the task is added: should the mount refuse them (the task already
     /// started), the task stays as it is and its GID is still the answer.
+    /// A URL a task already has answers that task (R13), as `queue/new`
+    /// does; `pause` and `position` then apply to it.
     private func addUri(_ params: Aria2Params) throws(Aria2Error) -> JSONValue {
         let uris = try params.strings(0)
         let options = try params.options(1) ?? [:]

@@ -112,10 +112,11 @@ struct Aria2Options {
 
     /// `dir` relative to `files/`: "" for `MOUNT/files` itself. A relative
     /// one is passed on as it is (the mount checks it, R35).
+    /// A trailing `/` is dropped (`isos/`, as a client's folder picker writes it).
     static func folder(_ dir: String, mount: String) throws(Aria2Error) -> String {
-        guard dir.hasPrefix("/") else { return dir }
         var path = Substring(dir)
         while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        guard path.hasPrefix("/") else { return String(path) }
         let files = mount + "/files"
         if path == files { return "" }
         guard path.hasPrefix(files + "/") else {

@@ -63,6 +63,8 @@ final class Aria2AddUriTests: RPCTestCase {
     func test_dirRelativeIsAFolderUnderFiles() {
         _ = result("aria2.addUri", [.array([.string("http://h/a.iso")]), .object(["dir": .string("isos/debian")])])
         XCTAssertEqual(mount.task(1)?.view.folder, "isos/debian")
+        _ = result("aria2.addUri", [.array([.string("http://h/b.iso")]), .object(["dir": .string("isos/")])])
+        XCTAssertEqual(mount.task(2)?.view.folder, "isos")
     }
 
     func test_dirAbsoluteUnderFilesIsMadeRelative() {
