@@ -1,21 +1,49 @@
+import Foundation
+
 /// What a client reads back from the mount's status files (R20, R21):
 /// `downloadfs wait` without ids waits on the unfinished rows of
-/// `MOUNT/status`, and names a completed task from its `status`.
+/// `MOUNT/status`, and names a completed task from its `status`; the aria2
+/// door (RPCCore) lists tasks from the table and reads each one's `status`.
 public enum StatusReading {
-    /// The ids of `MOUNT/status`'s rows whose state is neither `completed`
-    /// nor `failed`, in the table's order: queued, downloading, retrying,
-    /// verifying and paused tasks (R21). The header and totals lines, and any
-    /// line that is not a row, are skipped.
-    public static func unfinishedIDs(inTable text: String) -> [Int64] {
-        var ids: [Int64] = []
+    /// One row of `MOUNT/status`: its id and state, the columns a client
+    /// can rely on (the others are for people, R21).
+    public struct Row: Sendable, Equatable {
+        public let id: Int64
+        public let state: TaskState
+
+        public init(id: Int64, state: TaskState) {
+            self.id = id
+            self.state = state
+        }
+    }
+
+    /// Every row of `MOUNT/status`, in the table's order. The header and
+    /// totals lines, and any line that is not a row, are skipped.
+    public static func rows(inTable text: String) -> [Row] {
+        var rows: [Row] = []
         for line in text.split(separator: "\n") {
             let cells = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
             guard cells.count >= 2, let id = Int64(cells[0]), let state = TaskState(rawValue: String(cells[1])) else {
                 continue
             }
-            if state != .completed && state != .failed { ids.append(id) }
+            rows.append(Row(id: id, state: state))
         }
-        return ids
+        return rows
+    }
+
+    /// The ids of `MOUNT/status`'s rows whose state is neither `completed`
+    /// nor `failed`, in the table's order: queued, downloading, retrying,
+    /// verifying and paused tasks (R21).
+    public static func unfinishedIDs(inTable text: String) -> [Int64] {
+        rows(inTable: text).filter { !$0.state.isFinished }.map(\.id)
+    }
+
+    /// The overall speed the table's totals line ends with (`11.8 MiB/s`,
+    /// `StatusTotals`); nil when there is no totals line.
+    public static func overallSpeed(inTable text: String) -> String? {
+        guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("total: ") }),
+              let comma = line.range(of: ", ", options: .backwards) else { return nil }
+        return String(line[comma.upperBound...])
     }
 
     /// The value of `key` in a task's `status` (`name: x.iso` → `x.iso`);
@@ -25,5 +53,17 @@ public enum StatusReading {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
         let value = String(line.dropFirst(prefix.count))
         return value == "-" ? nil : value
+    }
+
+    /// Every `key: value` line of a task's `status`, `-` values left out
+    /// (R20): a reader that needs most keys splits the text once.
+    public static func values(inStatus text: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.range(of: ": ") else { continue }
+            let value = String(line[colon.upperBound...])
+            if value != "-" { values[String(line[..<colon.lowerBound])] = value }
+        }
+        return values
     }
 }

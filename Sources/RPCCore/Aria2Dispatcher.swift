@@ -1,0 +1,126 @@
+/// aria2's JSON-RPC door, decided without I/O (R70–R73): a request body in,
+/// a reply body out, every call carried out on a `MountView`.
+///
+/// The HTTP/WebSocket server hands it each POST body or text frame and
+/// sends back what `respond` returns, and turns each line of
+/// `MOUNT/events` into a notification with `notification(forEventLine:)`.
+/// What each method does is `Aria2Calls`'s; this type does JSON-RPC:
+/// parse errors, batches (a list of calls; an element that is not an
+/// object is passed over, as aria2c does), ids echoed whatever their type,
+/// the secret (R71) and `system.*`.
+public final class Aria2Dispatcher: Sendable {
+    private let calls: Aria2Calls
+    private let token: Aria2Token
+
+    /// `version` is downloadfs's (`getVersion`); `onShutdown` is called by
+    /// `aria2.shutdown` (false) and `aria2.forceShutdown` (true) before
+    /// the reply is returned: it should stop the server once that reply
+    /// has gone out.
+    public init(mount: any MountView, secret: String?, version: String,
+                onShutdown: @escaping @Sendable (_ force: Bool) -> Void) {
+        var random = SystemRandomNumberGenerator()
+        let session = (0..<5).map { _ in
+            let hex = String(random.next() as UInt32, radix: 16)
+            return String(repeating: "0", count: 8 - hex.count) + hex
+        }.joined()
+        calls = Aria2Calls(mount: mount, version: version, sessionID: session, removed: RemovedResults(),
+                           onShutdown: onShutdown)
+        token = Aria2Token(secret: secret)
+    }
+
+    /// One HTTP POST body or WebSocket text frame: a call or a batch; the
+    /// reply body, nil when nothing is to be sent. Every request gets a
+    /// reply as aria2c gives one (an empty batch gets `[]`), so it is never
+    /// nil at present; nil is kept for JSON-RPC notifications (calls
+    /// without an id), which aria2c answers as invalid requests and so do we.
+    public func respond(to body: [UInt8]) -> [UInt8]? {
+        guard let request = JSONValue.parse(body) else {
+            return Self.envelope(id: .null, .failure(.parse)).encoded
+        }
+        if case .array(let batch) = request {
+            return JSONValue.array(batch.filter { $0.objectValue != nil }.map(respond(toCall:))).encoded
+        }
+        return respond(toCall: request).encoded
+    }
+
+    /// A line of MOUNT/events (R24, `TIME ID EVENT NAME`) → the aria2
+    /// notification a WebSocket client gets
+    /// (`{"jsonrpc":"2.0","method":"aria2.onDownloadStart","params":[{"gid":"000000000000000a"}]}`),
+    /// nil when none (`Aria2Notification` says which).
+    public func notification(forEventLine line: String) -> [UInt8]? {
+        Aria2Notification.message(forEventLine: line)?.encoded
+    }
+
+    /// One call's reply.
+    private func respond(toCall request: JSONValue) -> JSONValue {
+        guard let object = request.objectValue, let id = object["id"] else {
+            return Self.envelope(id: .null, .failure(.invalidRequest))
+        }
+        guard let name = object["method"]?.stringValue else {
+            return Self.envelope(id: id, .failure(.invalidRequest))
+        }
+        let params: [JSONValue]
+        switch object["params"] {
+        case nil: params = []
+        case .array(let values)?: params = values
+        default: return Self.envelope(id: id, .failure(.invalidParams("Invalid params.")))
+        }
+        do {
+            return Self.envelope(id: id, .success(try call(name, params)))
+        } catch {
+            return Self.envelope(id: id, .failure(error))
+        }
+    }
+
+    /// The result of method `name`. An unknown method is told so only with
+    /// the right token, as aria2c does (it checks the token first).
+    private func call(_ name: String, _ params: [JSONValue]) throws(Aria2Error) -> JSONValue {
+        guard let method = Aria2Method(rawValue: name) else {
+            _ = try token.check(params)
+            throw .methodNotFound(name)
+        }
+        switch method {
+        case .listMethods: return .array(Aria2Method.allCases.map { .string($0.rawValue) })
+        case .listNotifications: return .array(Aria2Method.notifications.map(JSONValue.string))
+        case .multicall: return try multicall(Aria2Params(params))
+        default: return try calls.perform(method, Aria2Params(try token.check(params)))
+        }
+    }
+
+    /// `system.multicall([{methodName, params}, …])`: each call with its own
+    /// token; each result as `[result]`, each error as `{code, message}`.
+    private func multicall(_ params: Aria2Params) throws(Aria2Error) -> JSONValue {
+        guard let list = params.optional(0) else { throw .invalidParams("The parameter at 0 is required but missing.") }
+        guard let calls = list.arrayValue else {
+            throw .invalidParams("The parameter at 0 has wrong type (expected a list of structs).")
+        }
+        return .array(calls.map { element in
+            guard let object = element.objectValue, let name = object["methodName"]?.stringValue else {
+                return Aria2Error.failure("system.multicall expected struct.").json
+            }
+            guard name != Aria2Method.multicall.rawValue else {
+                return Aria2Error.failure("Recursive system.multicall forbidden.").json
+            }
+            let params: [JSONValue]
+            switch object["params"] {
+            case nil: params = []
+            case .array(let values)?: params = values
+            default: return Aria2Error.invalidParams("Invalid params.").json
+            }
+            do throws(Aria2Error) {
+                return .array([try call(name, params)])
+            } catch {
+                return error.json
+            }
+        })
+    }
+
+    private static func envelope(id: JSONValue, _ outcome: Result<JSONValue, Aria2Error>) -> JSONValue {
+        var reply: [String: JSONValue] = ["id": id, "jsonrpc": .string("2.0")]
+        switch outcome {
+        case .success(let result): reply["result"] = result
+        case .failure(let error): reply["error"] = error.json
+        }
+        return .object(reply)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import DownloadFSCore
+
+/// One task as aria2's `tellStatus` shows it (R72), read from its `status`
+/// (R20) and `log` (R19's mirrors) through the mount.
+///
+/// Numbers are decimal strings, as aria2c sends them. `downloadSpeed` comes
+/// from `status`'s `speed`, which is rounded to one decimal of its unit
+/// (`11.8 MiB/s`): a client sees the speed the mount shows, not the byte.
+struct Aria2TaskReport: Sendable, Equatable {
+    /// The piece length aria2c reports by default (1 MiB).
+    static let pieceLength: Int64 = 1 << 20
+
+    let id: Int64
+    var state: Aria2State
+    let name: String?
+    let folder: String?
+    let total: Int64?
+    let downloaded: Int64
+    let speed: Int64
+    let connections: Int
+    let error: String?
+    /// The first URL, then the mirrors still in use (R19).
+    let uris: [String]
+    /// Whether the task has made a request yet: its URIs are then `used`.
+    let started: Bool
+    /// The mountpoint, for paths.
+    let mount: String
+
+    /// The report for a task whose `status` text is `status`; nil when the
+    /// text holds no id or state (not a task's status).
+    init?(status: String, log: String?, mount: String) {
+        let values = StatusReading.values(inStatus: status)
+        guard let id = values["id"].flatMap({ Int64($0) }),
+              let taskState = values["state"].flatMap(TaskState.init(rawValue:)) else { return nil }
+        self.id = id
+        self.state = Aria2State(taskState)
+        self.name = values["name"]
+        self.folder = values["dir"]
+        self.total = values["total"].flatMap { Int64($0) }
+        self.downloaded = values["downloaded"].flatMap { Int64($0) } ?? 0
+        // "11.8 MiB/s" → "11.8MiB/s", a rate `ByteRate` reads (1024-based, as `Units` writes it).
+        self.speed = values["speed"].flatMap { ByteRate.parse($0.replacingOccurrences(of: " ", with: "")) } ?? 0
+        self.connections = values["connections"].flatMap { Int($0) } ?? 0
+        self.error = values["error"]
+        self.uris = (values["url"].map { [$0] } ?? []) + (log.map(MirrorLog.liveMirrors(inLog:)) ?? [])
+        self.started = (values["attempts"].flatMap { Int($0) } ?? 0) > 0 || downloaded > 0
+        self.mount = mount
+    }
+
+    var gid: String { Aria2GID.text(id) }
+
+    /// The folder the file lands in: `MOUNT/files` or `MOUNT/files/DIR` (R35).
+    var directory: String {
+        let files = mount + "/files"
+        guard let folder, !folder.isEmpty else { return files }
+        return files + "/" + folder
+    }
+
+    /// The file's path: in `files/` once complete, else the task's data file (R23); "" before it has a name.
+    var path: String {
+        guard let name else { return "" }
+        if state == .complete { return directory + "/" + name }
+        return mount + "/queue/\(id)/" + TaskDirectoryNames.dataFile(ofTaskNamed: name)
+    }
+
+    /// `getUris`: each URL with `used` once the task has made a request, else `waiting`.
+    var uriList: JSONValue {
+        .array(uris.map { .object(["uri": .string($0), "status": .string(started ? "used" : "waiting")]) })
+    }
+
+    /// `getFiles`: one file.
+    var files: JSONValue {
+        .array([.object([
+            "index": .string("1"),
+            "path": .string(path),
+            "length": .string(String(total ?? 0)),
+            "completedLength": .string(String(downloaded)),
+            "selected": .string("true"),
+            "uris": uriList,
+        ])])
+    }
+
+    /// `getServers` of an active task: every URL in use. The mount gives no
+    /// speed per mirror: the first carries the task's, the others 0.
+    var servers: JSONValue {
+        .array([.object([
+            "index": .string("1"),
+            "servers": .array(uris.enumerated().map { index, uri in
+                .object(["uri": .string(uri), "currentUri": .string(uri),
+                         "downloadSpeed": .string(index == 0 ? String(speed) : "0")])
+            }),
+        ])])
+    }
+
+    var numPieces: Int64 {
+        guard let total, total > 0 else { return 0 }
+        return (total + Self.pieceLength - 1) / Self.pieceLength
+    }
+
+    /// The pieces held, as aria2's hex bitfield (the first piece the high bit
+    /// of the first byte). The mount does not show which byte ranges a task
+    /// holds (R18 keeps them inside): the downloaded bytes are taken as a
+    /// prefix, so the whole pieces they cover are set (all once complete).
+    var bitfield: String {
+        let pieces = numPieces
+        let held = state == .complete ? pieces : min(pieces, downloaded / Self.pieceLength)
+        var bytes = [UInt8](repeating: 0, count: Int((pieces + 7) / 8))
+        for piece in 0..<Int(held) { bytes[piece / 8] |= 0x80 >> UInt8(piece % 8) }
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Every key `tellStatus` gives for this task, as aria2c gives them:
+    /// `bitfield` only when the size is known, `errorCode` and
+    /// `errorMessage` only once the task has stopped.
+    var fields: [String: JSONValue] {
+        let active = state == .active
+        var fields: [String: JSONValue] = [
+            "gid": .string(gid),
+            "status": .string(state.rawValue),
+            "totalLength": .string(String(total ?? 0)),
+            "completedLength": .string(String(downloaded)),
+            "uploadLength": .string("0"),
+            "downloadSpeed": .string(String(active ? speed : 0)),
+            "uploadSpeed": .string("0"),
+            "connections": .string(String(active ? connections : 0)),
+            "dir": .string(directory),
+            "files": files,
+            "numPieces": .string(String(numPieces)),
+            "pieceLength": .string(String(Self.pieceLength)),
+        ]
+        if numPieces > 0 { fields["bitfield"] = .string(bitfield) }
+        switch state {
+        case .complete:
+            fields["errorCode"] = .string("0")
+            fields["errorMessage"] = .string("")
+        case .error:
+            fields["errorCode"] = .string(String(Aria2ErrorCode.code(forError: error)))
+            fields["errorMessage"] = .string(error ?? "")
+        case .removed:
+            fields["errorCode"] = .string(String(Aria2ErrorCode.removed))
+            fields["errorMessage"] = .string("")
+        case .active, .waiting, .paused:
+            break
+        }
+        return fields
+    }
+
+    /// `tellStatus`'s struct: every field, or those `keys` name (unknown keys are left out, as aria2c does).
+    func entry(keys: [String]?) -> JSONValue {
+        let all = fields
+        guard let keys, !keys.isEmpty else { return .object(all) }
+        return .object(all.filter { keys.contains($0.key) })
+    }
+}
