@@ -11,6 +11,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         // C shims: typed wrappers over variadic and macro C APIs (see docs/design.md).
@@ -38,10 +39,20 @@ let package = Package(
         // aria2's JSON-RPC door (R70–R73): what each call means, decided
         // without I/O against a `MountView` of the mount's files.
         .target(name: "RPCCore", dependencies: ["DownloadFSCore"]),
+        // The door's transport: HTTP POST/GET/OPTIONS and WebSocket at
+        // `/jsonrpc` on SwiftNIO; it hands each body to a `respond` closure
+        // and knows nothing of what the calls mean.
+        .target(name: "RPCServer", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // The man page, rendered from the command tree and the core's lists.
         .target(name: "Manual", dependencies: ["DownloadFSCore"]),
         .executableTarget(name: "downloadfs", dependencies: [
-            "DownloadFS", "DownloadFSCore", "Manual", "RPCCore",
+            "DownloadFS", "DownloadFSCore", "Manual", "RPCCore", "RPCServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -57,5 +68,6 @@ let package = Package(
         .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS", "TestSupport"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "DownloadFSCore"]),
         .testTarget(name: "ManualTests", dependencies: ["Manual", "DownloadFSCore"]),
+        .testTarget(name: "RPCServerTests", dependencies: ["RPCServer"]),
     ]
 )
