@@ -22,7 +22,7 @@ struct DownloadFSCommand: ParsableCommand {
             """,
         version: "downloadfs \(ProductVersion.current)",
         subcommands: [MountCommand.self, UnmountCommand.self, AddCommand.self, StatusCommand.self,
-                      WaitCommand.self, CtlCommand.self]
+                      WaitCommand.self, CtlCommand.self, RPCCommand.self]
     )
 
     /// `--generate-manual`: print the man page (mdoc) and exit. Hidden, as

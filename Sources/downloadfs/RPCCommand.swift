@@ -50,8 +50,13 @@ struct RPCCommand: ParsableCommand {
         let stop: @Sendable () -> Void = { serverBox.withLock { $0 }?.stop() }
         let dispatcher = Aria2Dispatcher(mount: MountFiles(path: root), secret: secret, version: ProductVersion.current,
                                          onShutdown: { _ in
-                                             if stopMount { kill(getppid(), SIGTERM) }
-                                             stop()
+                                             // The "OK" goes out first: the dispatcher calls this
+                                             // before it returns the reply, so the stop waits a
+                                             // moment, on another queue, as aria2c's does.
+                                             DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+                                                 if stopMount { kill(getppid(), SIGTERM) }
+                                                 stop()
+                                             }
                                          })
         let configuration = RPCServerConfiguration(port: options.port, listenAll: options.listenAll,
                                                    allowOriginAll: options.allowOriginAll, hasSecret: secret != nil,

@@ -161,8 +161,8 @@ def test_r72_removed_results_stay_until_purged_and_purging_forgets(rpc, mount, f
 
 
 def test_r71_a_password_is_never_shown(rpc, faultserver):
-    g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/p.bin"])
     faultserver.add("/p.bin", size=KiB)
+    g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/p.bin"])
     wait_status(rpc, g, ("complete", "error"))
     assert "hunter2" not in json.dumps(result(rpc, "aria2.tellStatus", g))
     assert "hunter2" not in json.dumps(result(rpc, "aria2.getUris", g))

@@ -153,8 +153,11 @@ def gid(task_id):
 
 def wait_status(server, g, statuses, timeout=30):
     statuses = {statuses} if isinstance(statuses, str) else set(statuses)
-    return wait_until(lambda: (r := result(server, "aria2.tellStatus", g)) if r["status"] in statuses else None,
-                      timeout=timeout, what=f"{g} in {sorted(statuses)}")
+
+    def reached():
+        status = result(server, "aria2.tellStatus", g)
+        return status if status["status"] in statuses else None
+    return wait_until(reached, timeout=timeout, what=f"{g} in {sorted(statuses)}")
 
 
 def settle(seconds):
