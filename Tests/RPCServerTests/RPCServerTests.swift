@@ -166,12 +166,17 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(response.headers["access-control-allow-origin"], "*")
     }
 
-    func testPreflightWithAllowOriginAllIsAnsweredAsAria2c() throws {
-        let (_, port) = try startServer(allowOriginAll: true)
+    /// A browser's CORS preflight before a JSON POST.
+    private func preflight(port: Int) throws -> LoopbackClient.Response {
         let client = try LoopbackClient(port: port)
         try client.send("OPTIONS /jsonrpc HTTP/1.1\r\nHost: x\r\nOrigin: http://a.example\r\n"
             + "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n\r\n")
-        let response = try client.readResponse()
+        return try client.readResponse()
+    }
+
+    func testPreflightWithAllowOriginAllIsAnsweredAsAria2c() throws {
+        let (_, port) = try startServer(allowOriginAll: true)
+        let response = try preflight(port: port)
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.headers["access-control-allow-origin"], "*")
         XCTAssertEqual(response.headers["access-control-allow-methods"], "POST, GET, OPTIONS")
@@ -183,17 +188,11 @@ final class RPCServerTests: XCTestCase {
     func testPreflightWithoutAllowOriginAll() throws {
         // Without a secret: refused like any request from a page.
         let (_, port) = try startServer()
-        let client = try LoopbackClient(port: port)
-        try client.send("OPTIONS /jsonrpc HTTP/1.1\r\nHost: x\r\nOrigin: http://a.example\r\n"
-            + "Access-Control-Request-Method: POST\r\n\r\n")
-        XCTAssertEqual(try client.readResponse().status, 403)
+        XCTAssertEqual(try preflight(port: port).status, 403)
         // With a secret: aria2c's 200 with no grant, which the browser
         // reads as a refusal.
         let (_, securedPort) = try startServer(hasSecret: true)
-        let secured = try LoopbackClient(port: securedPort)
-        try secured.send("OPTIONS /jsonrpc HTTP/1.1\r\nHost: x\r\nOrigin: http://a.example\r\n"
-            + "Access-Control-Request-Method: POST\r\n\r\n")
-        let response = try secured.readResponse()
+        let response = try preflight(port: securedPort)
         XCTAssertEqual(response.status, 200)
         XCTAssertNil(response.headers["access-control-allow-origin"])
         XCTAssertNil(response.headers["access-control-allow-methods"])
