@@ -208,6 +208,8 @@ final class RPCServerTests: XCTestCase {
         let response = try client.readResponse()
         XCTAssertEqual(response.status, 413)
         XCTAssertEqual(response.headers["connection"], "close")
+        XCTAssertTrue(response.text.contains(#""code":-32600"#), response.text)
+        XCTAssertTrue(response.text.contains("over 2 MiB"), response.text)
         // The rest of the body is not read: the server has closed its side.
         XCTAssertTrue(client.isClosedByPeer())
     }
@@ -270,12 +272,27 @@ final class RPCServerTests: XCTestCase {
         XCTAssertTrue(client.isClosedByPeer())
     }
 
-    func testWebSocketMessageOverTheLimitIsClosedWith1009AndTheServerGoesOn() throws {
+    func testWebSocketMessageOverTheLimitGetsAJSONRPCErrorAndTheConnectionGoesOn() throws {
         let (_, port) = try startServer(maxRequestBytes: 1024)
         let client = try LoopbackClient(port: port)
         XCTAssertEqual(try client.webSocketHandshake().status, 101)
         try client.sendFrame(opcode: 0x1, payload: [UInt8](repeating: 0x61, count: 800), fin: false)
+        for _ in 0..<5 {
+            try client.sendFrame(opcode: 0x0, payload: [UInt8](repeating: 0x61, count: 800), fin: false)
+        }
         try client.sendFrame(opcode: 0x0, payload: [UInt8](repeating: 0x61, count: 800))
+        try client.sendFrame(opcode: 0x1, payload: Array("[1]".utf8))
+        let refusal = String(decoding: try client.readFrame().payload, as: UTF8.self)
+        XCTAssertTrue(refusal.contains(#""code":-32600"#), refusal)
+        XCTAssertTrue(refusal.contains("over 1024 bytes"), refusal)
+        XCTAssertEqual(try client.readFrame().payload, Array("[1]".utf8))
+    }
+
+    func testWebSocketSingleFrameOverTheLimitIsClosedWith1009AndTheServerGoesOn() throws {
+        let (_, port) = try startServer(maxRequestBytes: 1024)
+        let client = try LoopbackClient(port: port)
+        XCTAssertEqual(try client.webSocketHandshake().status, 101)
+        try client.sendFrame(opcode: 0x1, payload: [UInt8](repeating: 0x61, count: 2000))
         let close = try client.readFrame()
         XCTAssertEqual(close.opcode, 0x8)
         XCTAssertEqual(close.payload, [0x03, 0xF1])  // 1009
