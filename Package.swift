@@ -43,6 +43,7 @@ let package = Package(
         // `/jsonrpc` on SwiftNIO; it hands each body to a `respond` closure
         // and knows nothing of what the calls mean.
         .target(name: "RPCServer", dependencies: [
+            "DownloadFSCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -169,7 +169,7 @@ public enum FileName {
     }
 
     /// Percent-decodes to bytes; a "%" not followed by two hex digits is kept as is.
-    static func percentDecoded(_ s: Substring) -> [UInt8] {
+    public static func percentDecoded(_ s: Substring) -> [UInt8] {
         let bytes = Array(s.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

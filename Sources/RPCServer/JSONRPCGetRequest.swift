@@ -1,3 +1,4 @@
+import DownloadFSCore
 import Foundation
 
 /// A JSON-RPC call carried in a GET query (`?method=M&id=I&params=B64`,
@@ -67,30 +68,7 @@ struct JSONRPCGetRequest: Equatable {
 
     /// `%XX` decoded; `+` stays `+` (aria2c's rule, and base64 uses `+`).
     static func percentDecoded(_ text: Substring) -> [UInt8] {
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return out
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        FileName.percentDecoded(text)
     }
 
     /// Standard or URL-safe base64, padding optional; empty when invalid.

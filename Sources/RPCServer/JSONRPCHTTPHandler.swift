@@ -147,23 +147,24 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// 413 at once, before the body is read, then the connection closes:
-    /// aria2c closes without a word (`Request too long`), but a client is
-    /// better told. Our output side is shut first so the 413 is not lost
-    /// to a reset while the client is still sending; the full close comes
-    /// when the client closes or after a grace of two seconds.
+    /// 413 with a JSON-RPC error at once, before the body is read, then
+    /// the connection closes: aria2c closes without a word (`Request too
+    /// long`), but R71 wants the client told. Our output side is shut
+    /// first so the 413 is not lost to a reset while the client is still
+    /// sending; the full close comes when the client closes or after a
+    /// grace of two seconds.
     private func refuseTooLarge(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         if case .discarding = state { return }
         state = .discarding
-        let sentence = "The request is over \(configuration.maxRequestBytes) bytes, the most the RPC door accepts."
+        let reply = configuration.tooLargeReply()
         var headers = configuration.commonHeaders()
-        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        headers.add(name: "Content-Length", value: "\(sentence.utf8.count)")
+        headers.add(name: "Content-Type", value: "application/json-rpc")
+        headers.add(name: "Content-Length", value: "\(reply.count)")
         headers.add(name: "Connection", value: "close")
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .payloadTooLarge, headers: headers))),
             promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: sentence)))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: reply)))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             channel.close(mode: .output, promise: nil)

@@ -41,7 +41,7 @@ struct RPCConnectionPipeline {
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(WebSocketRPCHandler(
-                        maxRequestBytes: configuration.maxRequestBytes, threadPool: threadPool,
+                        configuration: configuration, threadPool: threadPool,
                         respond: respond, clients: clients))
                 }
             })

@@ -40,7 +40,8 @@ public final class RPCServer: Sendable {
 
     private enum State {
         case created
-        case starting
+        /// Binding; `stop()` during it is remembered and done at its end.
+        case starting(stopRequested: Bool)
         case running(Resources)
         case stopping
         case stopped
@@ -79,7 +80,7 @@ public final class RPCServer: Sendable {
     public func start() throws(RPCServerError) {
         let proceed = state.withLockedValue { state -> Bool in
             guard case .created = state else { return false }
-            state = .starting
+            state = .starting(stopRequested: false)
             return true
         }
         guard proceed else { throw RPCServerError("the RPC server was already started") }
@@ -102,7 +103,12 @@ public final class RPCServer: Sendable {
                     listeners.append(channel)
                     port = channel.localAddress?.port ?? port
                     addresses.append(isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)")
-                } catch let error as IOError where isIPv6 && Self.meansNoIPv6(error.errnoCode) {
+                } catch where isIPv6 && !Self.meansInUse(error) {
+                    // No IPv6 here (EADDRNOTAVAIL, EAFNOSUPPORT, or a
+                    // resolver error): IPv4 alone serves, and
+                    // `localAddresses` says so. In use is an error still:
+                    // clients reaching `localhost` as ::1 would talk to
+                    // another program.
                     continue
                 }
             }
@@ -113,10 +119,13 @@ public final class RPCServer: Sendable {
             markStopped()
             throw Self.sentence(for: error, port: port, listenAll: configuration.listenAll)
         }
-        state.withLockedValue {
-            $0 = .running(Resources(group: group, threadPool: threadPool, listeners: listeners,
-                                    addresses: addresses, port: port))
+        let stopRequested = state.withLockedValue { state -> Bool in
+            let requested = if case .starting(let requested) = state { requested } else { false }
+            state = .running(Resources(group: group, threadPool: threadPool, listeners: listeners,
+                                       addresses: addresses, port: port))
+            return requested
         }
+        if stopRequested { stop() }
     }
 
     /// Sends one text frame to every WebSocket client (R73); clients that
@@ -136,7 +145,10 @@ public final class RPCServer: Sendable {
             case .created:
                 state = .stopped
                 return nil
-            case .starting, .stopping, .stopped:
+            case .starting:
+                state = .starting(stopRequested: true)
+                return nil
+            case .stopping, .stopped:
                 return nil
             }
         }
@@ -201,8 +213,8 @@ public final class RPCServer: Sendable {
         }
     }
 
-    private static func meansNoIPv6(_ code: CInt) -> Bool {
-        code == EADDRNOTAVAIL || code == EAFNOSUPPORT || code == EPROTONOSUPPORT
+    private static func meansInUse(_ error: any Error) -> Bool {
+        (error as? IOError)?.errnoCode == EADDRINUSE
     }
 
     private static func sentence(for error: any Error, port: Int, listenAll: Bool) -> RPCServerError {

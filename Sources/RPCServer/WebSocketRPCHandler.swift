@@ -7,8 +7,10 @@ import NIOWebSocket
 /// notifications arrive through `WebSocketClients.broadcast` (R73).
 ///
 /// Memory per connection stays bounded: one message at most
-/// `maxRequestBytes` (a single larger frame is refused by NIO's decoder,
-/// a fragmented one here, both with close code 1009), one call in flight
+/// `maxRequestBytes` (a fragmented message that grows past it is dropped
+/// as it comes and answered with the JSON-RPC error of R71; a single
+/// larger frame is refused by NIO's decoder, which closes with 1009
+/// before buffering it), one call in flight
 /// and one waiting, and no reading from the socket while a call waits or
 /// the client is not reading its replies. An idle connection costs only
 /// its handlers, so a thousand idle clients need no thread of their own.
@@ -17,27 +19,37 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
-    private let maxRequestBytes: Int
+    private let configuration: RPCServerConfiguration
     private let threadPool: NIOThreadPool
     private let respond: @Sendable ([UInt8]) -> [UInt8]?
     private let clients: WebSocketClients
 
     /// The message being put together from a frame and its continuations.
     private var message: ByteBuffer?
-    /// Whole messages not yet handed to `respond`.
-    private var waiting: [[UInt8]] = []
+    /// The current fragmented message grew too large: its remaining
+    /// continuations are dropped unread.
+    private var droppingMessage = false
+    /// A whole message, in the order replies must keep.
+    private enum Message {
+        case call([UInt8])
+        /// Grew over `maxRequestBytes`: answered without a call.
+        case tooLarge
+    }
+
+    /// Whole messages not yet answered.
+    private var waiting: [Message] = []
     private var callInFlight = false
     /// A `read` held back while busy, issued when reading may resume.
     private var readHeldBack = false
     private var closing = false
 
     init(
-        maxRequestBytes: Int,
+        configuration: RPCServerConfiguration,
         threadPool: NIOThreadPool,
         respond: @escaping @Sendable ([UInt8]) -> [UInt8]?,
         clients: WebSocketClients
     ) {
-        self.maxRequestBytes = maxRequestBytes
+        self.configuration = configuration
         self.threadPool = threadPool
         self.respond = respond
         self.clients = clients
@@ -60,7 +72,7 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text, .binary:
-            guard message == nil else {
+            guard message == nil, !droppingMessage else {
                 // A new message inside a fragmented one (RFC 6455 §5.4).
                 close(context, code: .protocolError)
                 return
@@ -68,14 +80,26 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
             message = frame.unmaskedData
             if frame.fin { messageComplete(context) }
         case .continuation:
+            if droppingMessage {
+                if frame.fin {
+                    droppingMessage = false
+                    waiting.append(.tooLarge)
+                    callNext(context)
+                }
+                return
+            }
             guard var partial = message else {
                 close(context, code: .protocolError)
                 return
             }
             var more = frame.unmaskedData
-            guard partial.readableBytes + more.readableBytes <= maxRequestBytes else {
+            guard partial.readableBytes + more.readableBytes <= configuration.maxRequestBytes else {
                 message = nil
-                close(context, code: .messageTooLarge)
+                droppingMessage = !frame.fin
+                if frame.fin {
+                    waiting.append(.tooLarge)
+                    callNext(context)
+                }
                 return
             }
             message = nil  // drop the second reference so the append does not copy
@@ -100,38 +124,46 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
     private func messageComplete(_ context: ChannelHandlerContext) {
         guard let whole = message else { return }
         message = nil
-        waiting.append(Array(whole.readableBytesView))
+        waiting.append(.call(Array(whole.readableBytesView)))
         callNext(context)
     }
 
-    /// Hands the oldest waiting message to `respond` on the pool; replies
-    /// go out in the order the messages came.
+    /// Answers waiting messages in order: a call goes to `respond` on the
+    /// pool and the next waits for its reply.
     private func callNext(_ context: ChannelHandlerContext) {
-        guard !callInFlight, !closing, !waiting.isEmpty else { return }
-        callInFlight = true
-        let body = waiting.removeFirst()
-        let respond = self.respond
-        threadPool.runIfActive(eventLoop: context.eventLoop) { respond(body) }
-            .assumeIsolated()
-            .whenComplete { result in
-                self.callInFlight = false
-                switch result {
-                case .success(let reply?):
-                    guard !self.closing else { return }
-                    var buffer = context.channel.allocator.buffer(capacity: reply.count)
-                    buffer.writeBytes(reply)
-                    context.writeAndFlush(
-                        self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
-                case .success(nil):
-                    break
-                case .failure:
-                    // The pool is shut: the server is stopping.
-                    context.close(promise: nil)
-                    return
-                }
-                self.callNext(context)
-                self.resumeReadingIfAllowed(context)
+        while !callInFlight, !closing, !waiting.isEmpty {
+            switch waiting.removeFirst() {
+            case .tooLarge:
+                send(configuration.tooLargeReply(), context)
+            case .call(let body):
+                callInFlight = true
+                let respond = self.respond
+                threadPool.runIfActive(eventLoop: context.eventLoop) { respond(body) }
+                    .assumeIsolated()
+                    .whenComplete { result in
+                        self.callInFlight = false
+                        switch result {
+                        case .success(let reply?):
+                            self.send(reply, context)
+                        case .success(nil):
+                            break
+                        case .failure:
+                            // The pool is shut: the server is stopping.
+                            context.close(promise: nil)
+                            return
+                        }
+                        self.callNext(context)
+                        self.resumeReadingIfAllowed(context)
+                    }
             }
+        }
+    }
+
+    private func send(_ reply: [UInt8], _ context: ChannelHandlerContext) {
+        guard !closing else { return }
+        var buffer = context.channel.allocator.buffer(capacity: reply.count)
+        buffer.writeBytes(reply)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
     }
 
     // MARK: Back-pressure

@@ -37,26 +37,26 @@ final class LoopbackClient {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, host, &address.sin6_addr)
-            result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            result = Self.connect(fd, to: address)
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, host, &address.sin_addr)
-            result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            result = Self.connect(fd, to: address)
         }
         guard result == 0 else {
             let message = String(cString: strerror(errno))
             Glibc.close(fd)
             throw Failure(description: "connect to \(host) port \(port): \(message)")
+        }
+    }
+
+    private static func connect<Address>(_ fd: Int32, to address: Address) -> Int32 {
+        withUnsafePointer(to: address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size))
+            }
         }
     }
 

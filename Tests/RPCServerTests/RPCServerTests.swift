@@ -166,12 +166,17 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(response.headers["access-control-allow-origin"], "*")
     }
 
-    func testPreflightWithAllowOriginAllIsAnsweredAsAria2c() throws {
-        let (_, port) = try startServer(allowOriginAll: true)
+    /// A browser's CORS preflight before a JSON POST.
+    private func preflight(port: Int) throws -> LoopbackClient.Response {
         let client = try LoopbackClient(port: port)
         try client.send("OPTIONS /jsonrpc HTTP/1.1\r\nHost: x\r\nOrigin: http://a.example\r\n"
             + "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n\r\n")
-        let response = try client.readResponse()
+        return try client.readResponse()
+    }
+
+    func testPreflightWithAllowOriginAllIsAnsweredAsAria2c() throws {
+        let (_, port) = try startServer(allowOriginAll: true)
+        let response = try preflight(port: port)
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.headers["access-control-allow-origin"], "*")
         XCTAssertEqual(response.headers["access-control-allow-methods"], "POST, GET, OPTIONS")
@@ -183,17 +188,11 @@ final class RPCServerTests: XCTestCase {
     func testPreflightWithoutAllowOriginAll() throws {
         // Without a secret: refused like any request from a page.
         let (_, port) = try startServer()
-        let client = try LoopbackClient(port: port)
-        try client.send("OPTIONS /jsonrpc HTTP/1.1\r\nHost: x\r\nOrigin: http://a.example\r\n"
-            + "Access-Control-Request-Method: POST\r\n\r\n")
-        XCTAssertEqual(try client.readResponse().status, 403)
+        XCTAssertEqual(try preflight(port: port).status, 403)
         // With a secret: aria2c's 200 with no grant, which the browser
         // reads as a refusal.
         let (_, securedPort) = try startServer(hasSecret: true)
-        let secured = try LoopbackClient(port: securedPort)
-        try secured.send("OPTIONS /jsonrpc HTTP/1.1\r\nHost: x\r\nOrigin: http://a.example\r\n"
-            + "Access-Control-Request-Method: POST\r\n\r\n")
-        let response = try secured.readResponse()
+        let response = try preflight(port: securedPort)
         XCTAssertEqual(response.status, 200)
         XCTAssertNil(response.headers["access-control-allow-origin"])
         XCTAssertNil(response.headers["access-control-allow-methods"])
@@ -209,6 +208,8 @@ final class RPCServerTests: XCTestCase {
         let response = try client.readResponse()
         XCTAssertEqual(response.status, 413)
         XCTAssertEqual(response.headers["connection"], "close")
+        XCTAssertTrue(response.text.contains(#""code":-32600"#), response.text)
+        XCTAssertTrue(response.text.contains("over 2 MiB"), response.text)
         // The rest of the body is not read: the server has closed its side.
         XCTAssertTrue(client.isClosedByPeer())
     }
@@ -271,12 +272,27 @@ final class RPCServerTests: XCTestCase {
         XCTAssertTrue(client.isClosedByPeer())
     }
 
-    func testWebSocketMessageOverTheLimitIsClosedWith1009AndTheServerGoesOn() throws {
+    func testWebSocketMessageOverTheLimitGetsAJSONRPCErrorAndTheConnectionGoesOn() throws {
         let (_, port) = try startServer(maxRequestBytes: 1024)
         let client = try LoopbackClient(port: port)
         XCTAssertEqual(try client.webSocketHandshake().status, 101)
         try client.sendFrame(opcode: 0x1, payload: [UInt8](repeating: 0x61, count: 800), fin: false)
+        for _ in 0..<5 {
+            try client.sendFrame(opcode: 0x0, payload: [UInt8](repeating: 0x61, count: 800), fin: false)
+        }
         try client.sendFrame(opcode: 0x0, payload: [UInt8](repeating: 0x61, count: 800))
+        try client.sendFrame(opcode: 0x1, payload: Array("[1]".utf8))
+        let refusal = String(decoding: try client.readFrame().payload, as: UTF8.self)
+        XCTAssertTrue(refusal.contains(#""code":-32600"#), refusal)
+        XCTAssertTrue(refusal.contains("over 1024 bytes"), refusal)
+        XCTAssertEqual(try client.readFrame().payload, Array("[1]".utf8))
+    }
+
+    func testWebSocketSingleFrameOverTheLimitIsClosedWith1009AndTheServerGoesOn() throws {
+        let (_, port) = try startServer(maxRequestBytes: 1024)
+        let client = try LoopbackClient(port: port)
+        XCTAssertEqual(try client.webSocketHandshake().status, 101)
+        try client.sendFrame(opcode: 0x1, payload: [UInt8](repeating: 0x61, count: 2000))
         let close = try client.readFrame()
         XCTAssertEqual(close.opcode, 0x8)
         XCTAssertEqual(close.payload, [0x03, 0xF1])  // 1009
