@@ -58,7 +58,7 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Stay in the foreground and log to stderr.")
     var foreground = false
 
-    @Flag(help: "Also serve aria2's JSON-RPC for the mount (downloadfs rpc, with the rpc-* options below), for as long as the mount lives.")
+    @Flag(help: "Also serve aria2's JSON-RPC for the mount (downloadfs rpc, with the rpc-* options), for as long as the mount lives.")
     var rpc = false
 
     @OptionGroup(title: "aria2 JSON-RPC (with --rpc)") var rpcOptions: RPCOptions

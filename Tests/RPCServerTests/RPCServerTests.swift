@@ -152,6 +152,19 @@ final class RPCServerTests: XCTestCase {
         XCTAssertFalse(called.withLockedValue { $0 }, "a refused request must not reach the dispatcher")
     }
 
+    /// The door's own loopback origin is no web page's: websocket-client
+    /// (aria2p's) sends it by default.
+    func testTheDoorsOwnLoopbackOriginIsNotForeign() throws {
+        let (_, port) = try startServer()
+        XCTAssertEqual(try post("[1]", port: port, headers: "Origin: http://localhost\r\n").status, 200)
+        XCTAssertEqual(try post("[1]", port: port, headers: "Origin: http://localhost.evil.example\r\n").status, 403)
+        XCTAssertTrue(RPCServerConfiguration.isOwnLoopbackOrigin("http://127.0.0.1:6800", host: "127.0.0.1:6800"))
+        XCTAssertTrue(RPCServerConfiguration.isOwnLoopbackOrigin("http://[::1]:6800", host: "[::1]:6800"))
+        XCTAssertFalse(RPCServerConfiguration.isOwnLoopbackOrigin("http://127.0.0.1:6801", host: "127.0.0.1:6800"))
+        XCTAssertFalse(RPCServerConfiguration.isOwnLoopbackOrigin("http://example.com:6800", host: "example.com:6800"))
+        XCTAssertFalse(RPCServerConfiguration.isOwnLoopbackOrigin("null", host: "127.0.0.1:6800"))
+    }
+
     func testRequestWithOriginIsServedWithSecretButWithoutCORSGrant() throws {
         let (_, port) = try startServer(hasSecret: true)
         let response = try post("[1]", port: port, headers: "Origin: http://a.example\r\n")

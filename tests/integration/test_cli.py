@@ -217,8 +217,8 @@ def test_r4_status_watch_fits_a_small_terminal(make_mount, faultserver, download
 
 
 HELP_DIR = Path(__file__).parent / "help"
-COMMANDS = [[], ["mount"], ["unmount"], ["add"], ["status"], ["wait"], ["ctl"]]
-COMMAND_IDS = ["downloadfs", "mount", "unmount", "add", "status", "wait", "ctl"]
+COMMANDS = [[], ["mount"], ["unmount"], ["add"], ["status"], ["wait"], ["ctl"], ["rpc"]]
+COMMAND_IDS = ["downloadfs", "mount", "unmount", "add", "status", "wait", "ctl", "rpc"]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=COMMAND_IDS)
@@ -232,7 +232,7 @@ def test_r5_help_with_example(downloadfs_bin, tmp_path, command):
                      if usage in line and not re.match(r"\s*usage", line, re.IGNORECASE)]
     assert example_lines, f"no example line running `{usage}`:\n{text}"
     if not command:
-        for sub in ("mount", "unmount", "add", "status", "wait", "ctl"):
+        for sub in ("mount", "unmount", "add", "status", "wait", "ctl", "rpc"):
             assert sub in text
 
 
