@@ -21,6 +21,16 @@
                                             a URL added to MNT/queue/new first, the data
                                             file read once it has its full size, and the
                                             download timed too (until queue/1/wait answers)
+    helper.py rpc-latency PORT[,PORT...] SECS
+                                            p50/p99 of aria2.tellStatus of the first active
+                                            download over HTTP POST, each port in turn every
+                                            2 ms for SECS (aria2c's beside ours)
+    helper.py rpc-call PORT METHOD JSON-PARAMS ROUNDS
+                                            the seconds of one call, median of ROUNDS
+    helper.py rpc-notify MNT PORT URL-LIST  add each URL through MNT/queue/new while a
+                                            WebSocket listens on PORT and MNT/events is read;
+                                            p50/p99/max of notification time minus the time
+                                            of the `completed` line, per task
     helper.py complete-all-but STATE N      mark every task of STATE's catalog but the first
                                             N completed, each with an empty file (the forget
                                             fixture; nothing mounted)
@@ -402,6 +412,156 @@ def table(mnt):
     print(f"{first:.4f} {time.monotonic() - began:.3f}")
 
 
+def rpc_post(port, method, params, timeout=10):
+    """One JSON-RPC call over a fresh HTTP/1.1 connection (as a front end's fetch)."""
+    import http.client
+    import json
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    body = json.dumps({"jsonrpc": "2.0", "id": "b", "method": method, "params": params})
+    connection.request("POST", "/jsonrpc", body, {"Content-Type": "application/json"})
+    reply = json.loads(connection.getresponse().read())
+    connection.close()
+    if "error" in reply:
+        raise RuntimeError(f"{method} on {port}: {reply['error']}")
+    return reply["result"]
+
+
+def rpc_latency(ports, seconds):
+    """tellStatus of each server's first active download, the servers in turn
+    every 2 ms for `seconds`, timed in-process; one line per port."""
+    ports = [int(p) for p in ports.split(",")]
+    gids = {}
+    deadline = time.monotonic() + 60
+    while len(gids) < len(ports):
+        for port in ports:
+            active = rpc_post(port, "aria2.tellActive", [["gid", "status"]])
+            if active:
+                gids[port] = active[0]["gid"]
+        if time.monotonic() > deadline:
+            print("no active download on every server", file=sys.stderr)
+            return 1
+        time.sleep(0.01)
+    samples = {port: [] for port in ports}
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for port in ports:
+            t0 = time.perf_counter()
+            rpc_post(port, "aria2.tellStatus", [gids[port]])
+            samples[port].append(time.perf_counter() - t0)
+        time.sleep(0.002)
+    for port in ports:
+        values = samples[port]
+        print(f"{port} calls {len(values)} p50 {percentile(values, 0.5) * 1000:.2f} "
+              f"p99 {percentile(values, 0.99) * 1000:.2f}")
+    return 0
+
+
+def rpc_call(port, method, params, rounds):
+    import json
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        rpc_post(int(port), method, json.loads(params), timeout=60)
+        times.append(time.perf_counter() - t0)
+    print(f"{percentile(times, 0.5):.4f}")
+    return 0
+
+
+class WebSocketReader:
+    """The least of a WebSocket client: the handshake, then text frames read
+    (the server's are unmasked); enough to time notifications."""
+
+    def __init__(self, port):
+        import base64
+        import socket
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                          .encode())
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            self.buffer += self._recv()
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise RuntimeError(f"WebSocket refused: {head[:80]!r}")
+
+    def _recv(self):
+        data = self.sock.recv(65536)
+        if not data:
+            raise EOFError("the WebSocket closed")
+        return data
+
+    def _take(self, n):
+        while len(self.buffer) < n:
+            self.buffer += self._recv()
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def text(self):
+        """The next text message (control frames skipped)."""
+        while True:
+            first, second = self._take(2)
+            length = second & 0x7F
+            if length == 126:
+                length = int.from_bytes(self._take(2), "big")
+            elif length == 127:
+                length = int.from_bytes(self._take(8), "big")
+            payload = self._take(length)
+            if first & 0x0F == 1:
+                return payload.decode()
+
+
+def rpc_notify(mnt, port, listing):
+    """For each URL of LISTING (added one at a time), how long after the
+    `completed` line of MNT/events the WebSocket's onDownloadComplete came."""
+    import json
+    events_at, notified_at = {}, {}
+    socket_reader = WebSocketReader(int(port))
+    done = threading.Event()
+
+    def follow_events():
+        with open(os.path.join(mnt, "events"), "rb", buffering=0) as events:
+            pending = b""
+            while not done.is_set():
+                pending += events.read(65536)
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    words = line.decode().split(" ", 3)
+                    if len(words) >= 3 and words[2] == "completed":
+                        events_at[int(words[1])] = time.perf_counter()
+
+    def follow_socket():
+        while not done.is_set():
+            message = json.loads(socket_reader.text())
+            if message.get("method") == "aria2.onDownloadComplete":
+                notified_at[int(message["params"][0]["gid"], 16)] = time.perf_counter()
+
+    for target in (follow_events, follow_socket):
+        threading.Thread(target=target, daemon=True).start()
+    time.sleep(0.2)  # both readers open before the first add
+    with open(listing, encoding="utf-8") as handle:
+        urls = [line.strip() for line in handle if line.strip()]
+    ids = []
+    for url in urls:
+        fd = os.open(os.path.join(mnt, "queue", "new"), os.O_RDWR)
+        os.write(fd, url.encode() + b"\n")
+        ids.append(int(os.pread(fd, 64, 0).split()[0]))
+        os.close(fd)
+        time.sleep(0.05)  # spread the completions, as a user's adds are
+    deadline = time.monotonic() + 120
+    while not all(i in notified_at and i in events_at for i in ids):
+        if time.monotonic() > deadline:
+            print(f"only {len(notified_at)} of {len(ids)} notified", file=sys.stderr)
+            return 1
+        time.sleep(0.01)
+    done.set()
+    gaps = [notified_at[i] - events_at[i] for i in ids]
+    print(f"tasks {len(gaps)} p50 {percentile(gaps, 0.5) * 1000:.1f} p99 {percentile(gaps, 0.99) * 1000:.1f} "
+          f"max {max(gaps) * 1000:.1f}")
+    return 0
+
+
 def complete_all_but(state, keep):
     """Marks every task of STATE's catalog but the first KEEP completed, with
     an empty file in STATE/files under its name: the fixture for forgetting a
@@ -420,6 +580,12 @@ def complete_all_but(state, keep):
 
 
 def main(argv):
+    if len(argv) == 4 and argv[1] == "rpc-latency":
+        return rpc_latency(argv[2], float(argv[3]))
+    if len(argv) == 6 and argv[1] == "rpc-call":
+        return rpc_call(argv[2], argv[3], argv[4], int(argv[5]))
+    if len(argv) == 5 and argv[1] == "rpc-notify":
+        return rpc_notify(argv[2], argv[3], argv[4])
     if len(argv) == 4 and argv[1] == "complete-all-but":
         complete_all_but(argv[2], int(argv[3]))
         return 0
