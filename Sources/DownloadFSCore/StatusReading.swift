@@ -20,15 +20,17 @@ public enum StatusReading {
     /// Every row of `MOUNT/status`, in the table's order. The header and
     /// totals lines, and any line that is not a row, are skipped.
     public static func rows(inTable text: String) -> [Row] {
-        var rows: [Row] = []
-        for line in text.split(separator: "\n") {
-            let cells = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            guard cells.count >= 2, let id = Int64(cells[0]), let state = TaskState(rawValue: String(cells[1])) else {
-                continue
-            }
-            rows.append(Row(id: id, state: state))
+        text.split(separator: "\n").compactMap(row(inLine:))
+    }
+
+    /// The row one line of `MOUNT/status` is; nil for the header, the
+    /// totals line or anything that is not a row.
+    public static func row(inLine line: Substring) -> Row? {
+        let cells = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        guard cells.count >= 2, let id = Int64(cells[0]), let state = TaskState(rawValue: String(cells[1])) else {
+            return nil
         }
-        return rows
+        return Row(id: id, state: state)
     }
 
     /// The ids of `MOUNT/status`'s rows whose state is neither `completed`

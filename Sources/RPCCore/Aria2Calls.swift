@@ -17,6 +17,7 @@ struct Aria2Calls: Sendable {
     let version: String
     let sessionID: String
     let removed: RemovedResults
+    let mirrorless = MirrorlessTasks()
     let onShutdown: @Sendable (_ force: Bool) -> Void
 
     /// The features `getVersion` names, in aria2's words, that downloadfs has.
@@ -59,7 +60,7 @@ struct Aria2Calls: Sendable {
         case .tellWaiting:
             let window = ResultWindow(offset: try params.integer(0), num: try params.integer(1))
             let keys = try params.optionalStrings(2)
-            let waiting = try rows { [.waiting, .paused].contains(Aria2State($0)) }
+            let waiting = try rows(atMost: window.itemsNeeded) { [.waiting, .paused].contains(Aria2State($0)) }
             return try list(window.slice(waiting), keys: keys)
         case .tellStopped:
             let window = ResultWindow(offset: try params.integer(0), num: try params.integer(1))
@@ -260,9 +261,14 @@ struct Aria2Calls: Sendable {
     /// `report`, or nil when the task is neither in the mount nor removed here.
     private func reportIfKnown(_ id: Int64, mirrors: Bool) throws(Aria2Error) -> Aria2TaskReport? {
         guard let status = try io({ () throws(MountViewError) in try mount.status(id) }) else {
+            mirrorless.remove(id)
             return removed.report(id)
         }
-        let log = mirrors ? try io({ () throws(MountViewError) in try mount.log(id) }) : nil
+        var log: String?
+        if mirrors && !mirrorless.contains(id) {
+            log = try io { () throws(MountViewError) in try mount.log(id) }
+            if let text = log, !MirrorLog.namesMirrors(inLog: text) { mirrorless.insert(id) }
+        }
         guard let task = Aria2TaskReport(status: status, log: log, mount: mount.path) else {
             throw .failure("the status of task \(id) could not be read")
         }
@@ -274,10 +280,18 @@ struct Aria2Calls: Sendable {
         keys.map { $0.isEmpty || $0.contains("files") } ?? true
     }
 
-    /// The ids of `MOUNT/status`'s rows whose state `keep` takes, in the table's (id) order.
-    private func rows(_ keep: (TaskState) -> Bool) throws(Aria2Error) -> [Int64] {
-        let table = try io { () throws(MountViewError) in try mount.table() }
-        return StatusReading.rows(inTable: table).filter { keep($0.state) }.map(\.id)
+    /// The ids of `MOUNT/status`'s rows whose state `keep` takes, in the
+    /// table's (id) order; the table is read only until `atMost` are found.
+    private func rows(atMost limit: Int? = nil, _ keep: (TaskState) -> Bool) throws(Aria2Error) -> [Int64] {
+        var ids: [Int64] = []
+        if limit == 0 { return ids }
+        try io { () throws(MountViewError) in
+            try mount.forEachTableLine { line in
+                if let row = StatusReading.row(inLine: line), keep(row.state) { ids.append(row.id) }
+                return limit.map { ids.count < $0 } ?? true
+            }
+        }
+        return ids
     }
 
     /// The entries of tasks `ids`; a task gone since the table was read is left out.

@@ -8,6 +8,14 @@ enum MirrorLog {
     private static let listed = "mirrors: "
     private static let dropped = "mirror "
 
+    /// Whether the log names the task's mirrors at all (its `mirrors:` line).
+    static func namesMirrors(inLog log: String) -> Bool {
+        log.split(separator: "\n").contains { line in
+            guard let space = line.firstIndex(of: " ") else { return false }
+            return line[line.index(after: space)...].hasPrefix(listed)
+        }
+    }
+
     /// The mirrors still in use, in the order they were given.
     static func liveMirrors(inLog log: String) -> [String] {
         var mirrors: [String] = []

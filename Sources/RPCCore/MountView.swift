@@ -29,6 +29,10 @@ public protocol MountView: Sendable {
     func globalSettings() throws(MountViewError) -> String
     /// `MOUNT/status`: every task as a table (R21).
     func table() throws(MountViewError) -> String
+    /// `MOUNT/status` line by line, as it is read, until `body` returns
+    /// false: the first rows of a table of 100,000 tasks come in
+    /// milliseconds, the whole in about half a second.
+    func forEachTableLine(_ body: (Substring) -> Bool) throws(MountViewError)
 }
 
 /// A mount file operation that failed: its errno and the sentence the

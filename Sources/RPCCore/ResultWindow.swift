@@ -11,6 +11,16 @@ struct ResultWindow: Equatable {
     let offset: Int64
     let num: Int64
 
+    /// How many items from the first the window can show at most: it
+    /// needs no more of the list (an offset from 0); nil when it may need
+    /// the whole (a negative offset counts from the last).
+    var itemsNeeded: Int? {
+        guard num > 0 else { return 0 }
+        guard offset >= 0 else { return nil }
+        let (sum, overflow) = offset.addingReportingOverflow(num)
+        return overflow || sum > Int64(Int.max) ? nil : Int(sum)
+    }
+
     /// The items of `items` the window shows, in the order aria2c gives them.
     func slice<T>(_ items: [T]) -> [T] {
         guard num > 0 else { return [] }

@@ -1,3 +1,4 @@
+import Foundation
 import DownloadFSCore
 @testable import RPCCore
 import XCTest
@@ -44,6 +45,24 @@ final class Aria2ListTests: RPCTestCase {
         XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(0), .integer(1000)])), ids.map(Aria2GID.text))
         XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(1), .integer(2)])), ids[1...2].map(Aria2GID.text))
         XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(-1), .integer(2)])), [ids[3], ids[2]].map(Aria2GID.text))
+    }
+
+    func test_aWindowFromTheHeadNeedsOnlyTheHeadOfTheList() {
+        XCTAssertEqual(ResultWindow(offset: 0, num: 1000).itemsNeeded, 1000)
+        XCTAssertEqual(ResultWindow(offset: 10, num: 5).itemsNeeded, 15)
+        XCTAssertEqual(ResultWindow(offset: 0, num: 0).itemsNeeded, 0)
+        XCTAssertNil(ResultWindow(offset: -1, num: 5).itemsNeeded, "counted from the end: the whole list")
+        XCTAssertNil(ResultWindow(offset: 1, num: .max).itemsNeeded)
+    }
+
+    /// tellWaiting(0, N) reads the table only until it has N waiting rows:
+    /// a front end's page of a queue of 100,000 costs a page (SPEC §9).
+    func test_tellWaitingFromTheHeadStopsReadingTheTable() {
+        let ids = (0..<50).map { _ in mount.put("http://h/\(UUID())", state: .queued) }
+        let before = mount.tableLinesRead
+        XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(0), .integer(3)])), ids[0..<3].map(Aria2GID.text))
+        XCTAssertLessThanOrEqual(mount.tableLinesRead - before, 4, "the header and three rows")
+        XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(-1), .integer(1)])), [Aria2GID.text(ids[49])])
     }
 
     func test_tellStoppedListsEndedThenRemoved() {

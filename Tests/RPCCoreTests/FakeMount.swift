@@ -28,6 +28,9 @@ final class FakeMount: MountView, Sendable {
         var split = 4
         /// Every write the mount took, in order: `add URL…`, `ctl 3 pause`, `global pause-all`, `rm 3`.
         var writes: [String] = []
+        /// How many times each task's log was read (the one costly read, `MirrorlessTasks`).
+        var logReads: [Int64: Int] = [:]
+        var tableLinesRead = 0
     }
 
     let path = "/home/u/dl"
@@ -152,8 +155,13 @@ final class FakeMount: MountView, Sendable {
         state.withLock { $0.tasks[id] }.map { StatusRenderer.render($0.view, now: Self.added) }
     }
 
+    func logReads(_ id: Int64) -> Int { state.withLock { $0.logReads[id] ?? 0 } }
+
     func log(_ id: Int64) throws(MountViewError) -> String? {
-        guard let task = state.withLock({ $0.tasks[id] }) else { return nil }
+        guard let task = state.withLock({ state -> Task? in
+            state.logReads[id, default: 0] += 1
+            return state.tasks[id]
+        }) else { return nil }
         let time = Units.timestamp(Self.added) + " "
         var lines = [time + TaskLogLine.addedPrefix + task.view.url]
         if !task.mirrors.isEmpty { lines.append(time + TaskSet.mirrorsLine(task.mirrors)) }
@@ -174,5 +182,15 @@ final class FakeMount: MountView, Sendable {
     func table() throws(MountViewError) -> String {
         let views = state.withLock { $0.tasks.values.map(\.view) }.sorted { $0.id < $1.id }
         return StatusTable.render(views, now: Self.added)
+    }
+
+    /// How many lines `forEachTableLine` handed out, over all calls.
+    var tableLinesRead: Int { state.withLock { $0.tableLinesRead } }
+
+    func forEachTableLine(_ body: (Substring) -> Bool) throws(MountViewError) {
+        for line in try table().split(separator: "\n") {
+            state.withLock { $0.tableLinesRead += 1 }
+            guard body(line) else { return }
+        }
     }
 }

@@ -26,7 +26,7 @@
                                             download over HTTP POST, each port in turn every
                                             2 ms for SECS (aria2c's beside ours)
     helper.py rpc-call PORT METHOD JSON-PARAMS ROUNDS
-                                            the seconds of one call, median of ROUNDS
+                                            the seconds of the first call and the median of ROUNDS
     helper.py rpc-notify MNT PORT URL-LIST  add each URL through MNT/queue/new while a
                                             WebSocket listens on PORT and MNT/events is read;
                                             p50/p99/max of notification time minus the time
@@ -463,7 +463,7 @@ def rpc_call(port, method, params, rounds):
         t0 = time.perf_counter()
         rpc_post(int(port), method, json.loads(params), timeout=60)
         times.append(time.perf_counter() - t0)
-    print(f"{percentile(times, 0.5):.4f}")
+    print(f"{times[0]:.4f} {percentile(times, 0.5):.4f}")
     return 0
 
 
