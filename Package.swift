@@ -53,7 +53,7 @@ let package = Package(
         // The man page, rendered from the command tree and the core's lists.
         .target(name: "Manual", dependencies: ["DownloadFSCore"]),
         .executableTarget(name: "downloadfs", dependencies: [
-            "DownloadFS", "DownloadFSCore", "Manual", "RPCCore", "RPCServer",
+            "CLinux", "DownloadFS", "DownloadFSCore", "Manual", "RPCCore", "RPCServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

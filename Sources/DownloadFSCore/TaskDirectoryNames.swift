@@ -14,6 +14,12 @@ public enum TaskDirectoryNames {
     /// Found by name, never listed (R22).
     public static let wait = "wait"
 
+    /// The extended attribute of `url` that lists the task's other URLs
+    /// still in use (R19), one per line, passwords `***` (R6); absent for a
+    /// task with none. Read from memory, unlike the task's `log` (aria2's
+    /// door lists a task's URIs from it).
+    public static let mirrorsAttribute = "user.downloadfs.mirrors"
+
     /// The names of the files every task directory holds.
     public static let fixed: Set<String> = [status, url, control, log, wait]
 

@@ -17,7 +17,6 @@ struct Aria2Calls: Sendable {
     let version: String
     let sessionID: String
     let removed: RemovedResults
-    let mirrorless = MirrorlessTasks()
     let onShutdown: @Sendable (_ force: Bool) -> Void
 
     /// The features `getVersion` names, in aria2's words, that downloadfs has.
@@ -261,15 +260,10 @@ struct Aria2Calls: Sendable {
     /// `report`, or nil when the task is neither in the mount nor removed here.
     private func reportIfKnown(_ id: Int64, mirrors: Bool) throws(Aria2Error) -> Aria2TaskReport? {
         guard let status = try io({ () throws(MountViewError) in try mount.status(id) }) else {
-            mirrorless.remove(id)
             return removed.report(id)
         }
-        var log: String?
-        if mirrors && !mirrorless.contains(id) {
-            log = try io { () throws(MountViewError) in try mount.log(id) }
-            if let text = log, !MirrorLog.namesMirrors(inLog: text) { mirrorless.insert(id) }
-        }
-        guard let task = Aria2TaskReport(status: status, log: log, mount: mount.path) else {
+        let others = mirrors ? try io { () throws(MountViewError) in try mount.mirrors(id) } : []
+        guard let task = Aria2TaskReport(status: status, mirrors: others, mount: mount.path) else {
             throw .failure("the status of task \(id) could not be read")
         }
         return task

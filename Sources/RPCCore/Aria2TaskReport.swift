@@ -2,7 +2,7 @@ import Foundation
 import DownloadFSCore
 
 /// One task as aria2's `tellStatus` shows it (R72), read from its `status`
-/// (R20) and `log` (R19's mirrors) through the mount.
+/// (R20) and its mirrors (R19, `MountView.mirrors`) through the mount.
 ///
 /// Numbers are decimal strings, as aria2c sends them. `downloadSpeed` comes
 /// from `status`'s `speed`, which is rounded to one decimal of its unit
@@ -29,7 +29,7 @@ struct Aria2TaskReport: Sendable, Equatable {
 
     /// The report for a task whose `status` text is `status`; nil when the
     /// text holds no id or state (not a task's status).
-    init?(status: String, log: String?, mount: String) {
+    init?(status: String, mirrors: [String], mount: String) {
         let values = StatusReading.values(inStatus: status)
         guard let id = values["id"].flatMap({ Int64($0) }),
               let taskState = values["state"].flatMap(TaskState.init(rawValue:)) else { return nil }
@@ -43,7 +43,7 @@ struct Aria2TaskReport: Sendable, Equatable {
         self.speed = values["speed"].flatMap { ByteRate.parse($0.replacingOccurrences(of: " ", with: "")) } ?? 0
         self.connections = values["connections"].flatMap { Int($0) } ?? 0
         self.error = values["error"]
-        self.uris = (values["url"].map { [$0] } ?? []) + (log.map(MirrorLog.liveMirrors(inLog:)) ?? [])
+        self.uris = (values["url"].map { [$0] } ?? []) + mirrors
         self.started = (values["attempts"].flatMap { Int($0) } ?? 0) > 0 || downloaded > 0
         self.mount = mount
     }

@@ -21,8 +21,10 @@ public protocol MountView: Sendable {
     func remove(_ id: Int64) throws(MountViewError)
     /// `queue/<id>/status` (R20); nil when the task is gone.
     func status(_ id: Int64) throws(MountViewError) -> String?
-    /// `queue/<id>/log`; nil when the task is gone (mirrors' fates, R19).
-    func log(_ id: Int64) throws(MountViewError) -> String?
+    /// The task's other URLs still in use (R19): the extended attribute
+    /// `user.downloadfs.mirrors` of `queue/<id>/url`, one per line; empty
+    /// for a task with none or gone.
+    func mirrors(_ id: Int64) throws(MountViewError) -> [String]
     /// `queue/<id>/ctl` read back: the task's settings in force (R30); nil when gone.
     func settings(_ id: Int64) throws(MountViewError) -> String?
     /// `MOUNT/ctl` read back: the mount's settings (R31).

@@ -1,3 +1,4 @@
+import CLinux
 import DownloadFSCore
 import Foundation
 import Glibc
@@ -95,7 +96,16 @@ struct MountFiles: MountView {
     }
 
     func status(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/status") }
-    func log(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/log") }
+    func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
+        let file = path + "/queue/\(id)/url"
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = clinux_get_xattr(file, TaskDirectoryNames.mirrorsAttribute, &buffer, buffer.count)
+        guard n >= 0 else {
+            if errno == ENODATA || errno == ENOENT { return [] }
+            throw MountViewError(code: errno, message: "cannot read the mirrors of \(file): \(Self.reason(errno))")
+        }
+        return String(decoding: buffer[..<Int(n)], as: UTF8.self).split(separator: "\n").map(String.init)
+    }
     func settings(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/ctl") }
 
     func globalSettings() throws(MountViewError) -> String { try read("ctl") }

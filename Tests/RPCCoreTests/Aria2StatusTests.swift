@@ -103,18 +103,6 @@ final class Aria2StatusTests: RPCTestCase {
             .object(["uri": .string("http://h/b.iso"), "status": .string("waiting")])]))
     }
 
-    func test_aLogWithoutMirrorsIsReadOnce() {
-        let plain = mount.put("http://h/a.iso", state: .downloading)
-        let mirrored = mount.put("http://h/b.iso", state: .downloading) { $0.mirrors = ["http://m1/b.iso"] }
-        for _ in 0..<3 {
-            _ = result("aria2.tellStatus", [gid(plain)])
-            _ = result("aria2.tellStatus", [gid(mirrored)])
-        }
-        XCTAssertEqual(mount.logReads(plain), 1, "a task never gets mirrors after it is added")
-        XCTAssertEqual(mount.logReads(mirrored), 3, "a mirror may be dropped at any time")
-        XCTAssertEqual(result("aria2.getUris", [gid(plain)]).arrayValue?.count, 1)
-    }
-
     func test_getFilesAndGetServers() {
         let id = mount.put("http://h/a.iso", state: .downloading) { $0.view.bytesPerSecond = 2048 }
         XCTAssertEqual(result("aria2.getFiles", [gid(id)]).arrayValue?.first?.objectValue?["index"], .string("1"))

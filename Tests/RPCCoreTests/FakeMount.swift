@@ -28,8 +28,6 @@ final class FakeMount: MountView, Sendable {
         var split = 4
         /// Every write the mount took, in order: `add URL…`, `ctl 3 pause`, `global pause-all`, `rm 3`.
         var writes: [String] = []
-        /// How many times each task's log was read (the one costly read, `MirrorlessTasks`).
-        var logReads: [Int64: Int] = [:]
         var tableLinesRead = 0
     }
 
@@ -155,18 +153,9 @@ final class FakeMount: MountView, Sendable {
         state.withLock { $0.tasks[id] }.map { StatusRenderer.render($0.view, now: Self.added) }
     }
 
-    func logReads(_ id: Int64) -> Int { state.withLock { $0.logReads[id] ?? 0 } }
-
-    func log(_ id: Int64) throws(MountViewError) -> String? {
-        guard let task = state.withLock({ state -> Task? in
-            state.logReads[id, default: 0] += 1
-            return state.tasks[id]
-        }) else { return nil }
-        let time = Units.timestamp(Self.added) + " "
-        var lines = [time + TaskLogLine.addedPrefix + task.view.url]
-        if !task.mirrors.isEmpty { lines.append(time + TaskSet.mirrorsLine(task.mirrors)) }
-        lines += task.dropped.map { time + "mirror \($0) dropped: HTTP 404 Not Found" }
-        return lines.joined(separator: "\n") + "\n"
+    func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
+        guard let task = state.withLock({ $0.tasks[id] }) else { return [] }
+        return task.mirrors.filter { !task.dropped.contains($0) }
     }
 
     func settings(_ id: Int64) throws(MountViewError) -> String? {

@@ -160,6 +160,19 @@ def test_r72_removed_results_stay_until_purged_and_purging_forgets(rpc, mount, f
     assert (mount.mp / "files" / "done.bin").read_bytes() == content(6, KiB), "its file stays"
 
 
+def test_r19_r72_mirrors_are_uris_and_an_attribute_of_url(rpc, mount, faultserver):
+    first = faultserver.add("/m1.bin", size=64 * KiB, seed=3, throttle=16 * KiB)
+    other = f"http://user:pw@127.0.0.1:{faultserver.port}/m2.bin"
+    faultserver.add("/m2.bin", size=64 * KiB, seed=3)
+    g = result(rpc, "aria2.addUri", [first, other], {"split": "1"})
+    url_file = mount.task_dir(int(g, 16)) / "url"
+    assert os.getxattr(url_file, "user.downloadfs.mirrors") == f"http://user:***@127.0.0.1:{faultserver.port}/m2.bin\n".encode()
+    uris = [item["uri"] for item in result(rpc, "aria2.getUris", g)]
+    assert uris == [first, f"http://user:***@127.0.0.1:{faultserver.port}/m2.bin"]
+    plain = result(rpc, "aria2.addUri", [faultserver.add("/one.bin", size=KiB)])
+    assert os.listxattr(mount.task_dir(int(plain, 16)) / "url") == []
+
+
 def test_r71_a_password_is_never_shown(rpc, faultserver):
     faultserver.add("/p.bin", size=KiB)
     g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/p.bin"])
