@@ -12,14 +12,42 @@ final class RPCChild: Sendable {
     private let process = Mutex(Process?.none)
 
     init(mountpoint: String, options: RPCOptions) {
-        arguments = ["rpc", mountpoint, "--stop-mount-on-shutdown"] + options.arguments
+        arguments = ["rpc", mountpoint, Self.marker] + options.arguments
+    }
+
+    /// The flag that marks a door `mount --rpc` started (its `aria2.shutdown` unmounts).
+    static let marker = "--stop-mount-on-shutdown"
+
+    /// This program's own path, so `ps` and `pgrep` show the child as
+    /// `…/downloadfs rpc MOUNT`, not `/proc/self/exe rpc MOUNT`.
+    private static var executable: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return n > 0 ? String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"
+    }
+
+    /// The doors `mount --rpc` started for the daemon `daemon` at
+    /// `mountpoint`: its children whose command line is `… rpc MOUNTPOINT
+    /// --stop-mount-on-shutdown …`. A door holds `MOUNT/events` open, which
+    /// makes `fusermount3 -u` answer EBUSY: `downloadfs unmount` stops them first.
+    static func doors(of daemon: Int32, mountpoint: String) -> [Int32] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, Int32(fields[1]) == daemon,
+                  let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
+            let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.count >= 4 && words[1] == "rpc" && words[2] == mountpoint && words[3] == marker
+        }
     }
 
     /// Starts it; a failure to start (a port in use) is its own line on our
     /// stderr (the daemon's log), and the mount goes on without the door.
     func start() {
         let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        child.executableURL = URL(fileURLWithPath: Self.executable)
         child.arguments = arguments
         child.standardInput = FileHandle.nullDevice
         do { try child.run() } catch {

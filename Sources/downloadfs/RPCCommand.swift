@@ -34,8 +34,11 @@ struct RPCCommand: ParsableCommand {
 
     /// Started by `mount --rpc`: `aria2.shutdown` also unmounts (R72), by
     /// asking the daemon that started us to stop, as SIGTERM does (R3).
-    @Flag(help: .private)
+    @Flag(name: .customLong(String(RPCChild.marker.dropFirst(2))), help: .private)
     var stopMountOnShutdown = false
+
+    /// How often the door looks whether its mount is still there.
+    static let mountCheckInterval: DispatchTimeInterval = .seconds(2)
 
     func run() throws {
         let root = MountPreflight.absolute(mountpoint)
@@ -82,7 +85,20 @@ struct RPCCommand: ParsableCommand {
             source.resume()
             return source
         }
+        // A lazy unmount (`fusermount3 -uz`) takes the mount out of the tree
+        // but not its daemon, which lives while a file of it is open — and
+        // the door holds `events` open, whose stream then never ends. So the
+        // door also stops once the mount is gone from the mount table.
+        let watch = DispatchSource.makeTimerSource(queue: .global())
+        watch.schedule(deadline: .now() + Self.mountCheckInterval, repeating: Self.mountCheckInterval)
+        watch.setEventHandler {
+            guard !MountTable.downloadfsMounts().contains(where: { $0.mountpoint == root }) else { return }
+            FileHandle.standardError.write(Data("downloadfs: rpc: \(root) is no longer mounted; stopping\n".utf8))
+            stop()
+        }
+        watch.resume()
         server.waitUntilStopped()
+        watch.cancel()
         withExtendedLifetime(signals) {}
     }
 }

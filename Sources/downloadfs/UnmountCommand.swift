@@ -56,6 +56,7 @@ struct UnmountCommand: ParsableCommand {
             try detachLazily(path, fusermount: fusermount, pid: pid)
             return
         }
+        if let pid { stopDoors(of: pid, at: path) }
         switch TimedSubprocess.run(fusermount, ["-u", path], timeout: UnmountCommand.fusermountDeadline) {
         case .exited(0, _):
             break
@@ -94,6 +95,16 @@ struct UnmountCommand: ParsableCommand {
         case .couldNotStart(let reason):
             throw ClientError("unmount: cannot run fusermount3: \(reason)").exit()
         }
+    }
+
+    /// Ends the aria2 doors `mount --rpc` started (R70): each holds
+    /// `MOUNT/events` open, so the unmount would be refused as busy. SIGTERM,
+    /// then up to 5 s each; the daemon reaps them.
+    private func stopDoors(of daemon: Int32, at path: String) {
+        let doors = RPCChild.doors(of: daemon, mountpoint: path)
+        for door in doors { kill(door, SIGTERM) }
+        let deadline = Date().addingTimeInterval(5)
+        while doors.contains(where: isAlive) && Date() < deadline { usleep(20_000) }
     }
 
     /// A zombie (exited, not yet reaped by its parent) has finished its work.

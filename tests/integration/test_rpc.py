@@ -317,6 +317,30 @@ def test_r70_mount_rpc_serves_while_mounted_and_shutdown_unmounts(make_mount, fa
     wait_until(lambda: not _answers(port), timeout=TIMEOUT, what="the door gone with the mount")
 
 
+def test_r3_r70_downloadfs_unmount_stops_the_door_of_mount_rpc(make_mount):
+    """The door holds MOUNT/events open; `downloadfs unmount` ends it first,
+    so the unmount is not refused as busy."""
+    port = free_port()
+    mount = make_mount("--rpc", "--rpc-listen-port", str(port))
+    wait_until(lambda: _answers(port), timeout=TIMEOUT, what="the door of mount --rpc")
+    run = mount.unmount_command()
+    assert run.returncode == 0, run.stderr
+    mount.wait_exit(timeout=TIMEOUT)
+    assert not _answers(port)
+
+
+def test_r70_a_lazy_unmount_ends_the_door_and_then_the_daemon(make_mount):
+    """`fusermount3 -uz` leaves a daemon alive while a file of its mount is
+    open; the door, which keeps `events` open, stops once the mount is gone
+    from the table, and the daemon can then end."""
+    port = free_port()
+    mount = make_mount("--rpc", "--rpc-listen-port", str(port))
+    wait_until(lambda: _answers(port), timeout=TIMEOUT, what="the door of mount --rpc")
+    subprocess.run(["fusermount3", "-uz", str(mount.mp)], check=True, timeout=TIMEOUT)
+    wait_until(lambda: not _answers(port), timeout=TIMEOUT, what="the door stopped after the lazy unmount")
+    mount.wait_exit(timeout=TIMEOUT)
+
+
 def _answers(port):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1):
