@@ -341,6 +341,21 @@ def test_r70_a_lazy_unmount_ends_the_door_and_then_the_daemon(make_mount):
     mount.wait_exit(timeout=TIMEOUT)
 
 
+def test_r70_r8_o_rpc_in_an_fstab_line_starts_the_door(make_mount, downloadfs_bin):
+    """mount(8)'s form: `-o rpc,rpc-listen-port=N` as an fstab line writes it."""
+    port = free_port()
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    run = subprocess.run(["mount", "-t", "fuse", f"{downloadfs_bin}#{mount.state}", str(mount.mp),
+                          "-o", f"rpc,rpc-listen-port={port}"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode == 0, run.stderr
+    wait_until(lambda: _answers(port), timeout=TIMEOUT, what="the door of -o rpc")
+    assert "version" in result(Endpoint(port), "aria2.getVersion")
+    run = mount.unmount_command()
+    assert run.returncode == 0, run.stderr
+    wait_until(lambda: not _answers(port), timeout=TIMEOUT, what="the door gone with the mount")
+
+
 def _answers(port):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1):
