@@ -106,6 +106,16 @@ struct MountFiles: MountView {
         }
         return String(decoding: buffer[..<Int(n)], as: UTF8.self).split(separator: "\n").map(String.init)
     }
+    func ranges(_ id: Int64, dataFile: String) throws(MountViewError) -> ByteRanges? {
+        let file = path + "/queue/\(id)/" + dataFile
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = clinux_get_xattr(file, TaskDirectoryNames.rangesAttribute, &buffer, buffer.count)
+        guard n >= 0 else {
+            if errno == ENOENT { return nil }
+            throw MountViewError(code: errno, message: "cannot read the byte ranges of \(file): \(Self.reason(errno))")
+        }
+        return ByteRanges(encoded: String(decoding: buffer[..<Int(n)], as: UTF8.self))
+    }
     func settings(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/ctl") }
 
     func globalSettings() throws(MountViewError) -> String { try read("ctl") }
