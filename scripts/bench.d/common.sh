@@ -17,6 +17,9 @@ daemons=()
 peer_mounts=()   # rclone and httpdirfs mounts (stream)
 peer_pids=()     # rclone, httpdirfs, aria2c and `downloadfs rpc` processes
 summary=()
+# Functions a part adds for cleanup to run once mounts are gone (e.g. to put
+# back what it changed outside the work dir).
+cleanup_hooks=()
 # Set by a part that mounts and reads as another user (read): the command
 # words that run a command as that user, e.g. (runuser -u downloadfs-bench --).
 run_as=()
@@ -90,7 +93,7 @@ wait_port() {
 }
 
 cleanup() {
-  local mnt pid
+  local mnt pid hook
   set +e
   for mnt in "${peer_mounts[@]}"; do lazy_unmount "$mnt"; done
   for pid in "${peer_pids[@]}"; do our_peer "$pid" && kill "$pid" 2>/dev/null; done
@@ -100,6 +103,7 @@ cleanup() {
   for pid in "${daemons[@]}"; do our_daemon "$pid" && kill -9 "$pid" 2>/dev/null; done
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
   for mnt in "${mounts[@]}"; do is_mounted "$mnt" && timeout 10 fusermount3 -uz "$mnt" 2>/dev/null; done
+  for hook in "${cleanup_hooks[@]}"; do "$hook"; done
   [ -n "$work" ] && rm -rf "$work"
 }
 
