@@ -45,7 +45,7 @@ big_ours() {
   [ "$tool" = split1 ] && option=split=1
   fetch_big "$work/big-mnt" "$work/big-state" "$base/big.bin" ${option:+"$option"}
   if [ "$tool" = downloadfs ] && [ "$r" = 0 ]; then
-    [ "$(sha256sum < "$work/big-mnt/files/big.bin" | cut -d' ' -f1)" = "$big_sha" ] || { echo "downloadfs: sha-256 mismatch" >&2; exit 1; }
+    [ "$(timeout 300 sha256sum < "$work/big-mnt/files/big.bin" | cut -d' ' -f1)" = "$big_sha" ] || { echo "downloadfs: sha-256 mismatch" >&2; exit 1; }
   fi
   unmount_fs "$work/big-mnt"
   bin=$ours

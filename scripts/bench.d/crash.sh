@@ -56,14 +56,14 @@ crash_segmented() {
   mount_fs "$mnt" "$state"
   result=$(timeout 600 cat "$mnt/queue/1/wait") || true
   [ "$result" = completed ] || { echo "crash (split 8): after the remount: ${result:-no answer}" >&2; exit 1; }
-  [ "$(sha256sum < "$mnt/files/$name" | cut -d' ' -f1)" = "$big_sha" ] || { echo "crash (split 8): sha-256 mismatch" >&2; exit 1; }
+  [ "$(timeout 300 sha256sum < "$mnt/files/$name" | cut -d' ' -f1)" = "$big_sha" ] || { echo "crash (split 8): sha-256 mismatch" >&2; exit 1; }
   unmount_fs "$mnt"
   sleep 0.2
   read -r sent _ < <(logged_bytes "$name")
   printf 'downloadfs split=8: killed with %s connections open; nginx sent %s body bytes in all for the %s-byte file\n' \
     "${connections:-?}" "$sent" "$size"
   printf '  (%s without a crash; the rest is the crash: unsynced bytes and socket buffers at the kill)\n' "$clean"
-  printf '%-44s %10s MiB\n' "(sent - size, per connection)" "$(calc "($sent - $size) / 8 / 1048576")"
+  note "sent - size, per connection" "$(calc "($sent - $size) / 8 / 1048576")" " MiB"
   verdict "crash (split 8): fetched again per connection" "$(calc "($sent - $clean) / 8 / 1048576")" "<=" 8 " MiB"
   rm -rf "$state"
 }
@@ -99,15 +99,15 @@ part_crash() {
   mount_fs "$mnt" "$state"
   result=$(timeout 600 cat "$mnt/queue/1/wait") || true
   [ "$result" = completed ] || { echo "crash: after the remount: ${result:-no answer}" >&2; exit 1; }
-  [ "$(sha256sum < "$mnt/files/$name" | cut -d' ' -f1)" = "$big_sha" ] || { echo "crash: sha-256 mismatch" >&2; exit 1; }
+  [ "$(timeout 300 sha256sum < "$mnt/files/$name" | cut -d' ' -f1)" = "$big_sha" ] || { echo "crash: sha-256 mismatch" >&2; exit 1; }
   unmount_fs "$mnt"
   sleep 0.2  # nginx writes its log line when the connection ends
   read -r sent resume < <(logged_bytes "$name")
   printf 'downloadfs: killed having read %s bytes from its socket (%s written just before); the remount resumed at byte %s;\n' \
     "${read_bytes:-?}" "$on_disk" "$resume"
   printf '  nginx sent %s body bytes in all for the %s-byte file\n' "$sent" "$size"
-  printf '%-44s %10s MiB\n' "(written before the kill - resumed at)" "$(calc "($on_disk - $resume) / 1048576")"
-  printf '%-44s %10s MiB\n' "(nginx: sent - size, socket buffers too)" "$(calc "($sent - $size) / 1048576")"
+  note "written before the kill - resumed at" "$(calc "($on_disk - $resume) / 1048576")" " MiB"
+  note "nginx: sent - size, socket buffers too" "$(calc "($sent - $size) / 1048576")" " MiB"
   if have aria2c; then
     local out="$work/out" apid
     rm -rf "$out"; mkdir -p "$out"
@@ -123,7 +123,7 @@ part_crash() {
     sleep 0.2
     local asent
     read -r asent _ < <(logged_bytes "aria2-$name")
-    printf '%-44s %10s MiB\n' "(aria2c, killed and run again: sent - size)" "$(calc "($asent - $size) / 1048576")"
+    note "aria2c, killed and run again: sent - size" "$(calc "($asent - $size) / 1048576")" " MiB"
     rm -rf "$out"
   fi
   [ -n "$read_bytes" ] || { echo "crash: could not read the daemon's socket counters (ss)" >&2; exit 1; }

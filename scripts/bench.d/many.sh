@@ -33,7 +33,7 @@ part_many() {
   for ((r = 0; r < rounds; r++)); do
     for ((i = 0; i < ${#tools[@]}; i++)); do
       tool=${tools[$(((i + r) % ${#tools[@]}))]}
-      out="$work/keep/many-$tool-$r"; mkdir -p "$out"; sync
+      out="$work/keep/many-$tool-$r"; mkdir -p "$out"; timeout 120 sync
       dir=$out
       case $tool in
         downloadfs)

@@ -36,14 +36,14 @@ part_split() {
   for ((r = 0; r < rounds; r++)); do
     for ((i = 0; i < ${#tools[@]}; i++)); do
       tool=${tools[$(((i + r) % ${#tools[@]}))]}
-      rm -rf "$out"/* "$work/split-state"; sync
+      rm -rf "$out"/* "$work/split-state"; settle_disk
       mark=$(split_log_mark)
       case $tool in
         dfs-*)
           case $tool in dfs-split8) option=split=8 ;; dfs-split1) option=split=1 ;; *) option="" ;; esac
           fetch_big "$work/split-mnt" "$work/split-state" "$url" "$option"
           if [ "$r" = 0 ]; then
-            [ "$(sha256sum < "$work/split-mnt/files/split.bin" | cut -d' ' -f1)" = "$sha" ] || { echo "$tool: sha-256 mismatch" >&2; exit 1; }
+            [ "$(timeout 300 sha256sum < "$work/split-mnt/files/split.bin" | cut -d' ' -f1)" = "$sha" ] || { echo "$tool: sha-256 mismatch" >&2; exit 1; }
           fi
           unmount_fs "$work/split-mnt"
           t=$fetch_wall
@@ -57,7 +57,7 @@ part_split() {
           /usr/bin/time -o "$work/time" -f "%e" timeout 600 "$@" >/dev/null 2>&1 || { echo "$tool failed" >&2; continue; }
           t=$(tail -1 "$work/time")
           if [ "$r" = 0 ]; then
-            [ "$(sha256sum < "$out/f" | cut -d' ' -f1)" = "$sha" ] || echo "$tool: sha-256 mismatch" >&2
+            [ "$(timeout 300 sha256sum < "$out/f" | cut -d' ' -f1)" = "$sha" ] || echo "$tool: sha-256 mismatch" >&2
           fi
           ;;
       esac
@@ -81,9 +81,9 @@ part_split() {
     echo "split: aria2c not installed, no comparison with it"
   fi
   verdict "split: throughput dfs split=8 / curl" "$(calc "${wall[curl]} / ${wall[dfs-split8]}")" ">=" 6.00
-  printf '%-44s %10s\n' "(dfs default split / curl)" "$(calc "${wall[curl]} / ${wall[dfs-default]}")"
-  printf '%-44s %10s\n' "(dfs split=1 / curl)" "$(calc "${wall[curl]} / ${wall[dfs-split1]}")"
-  [ -n "${wall[axel]:-}" ] && printf '%-44s %10s\n' "(dfs split=8 / axel -n 8)" "$(calc "${wall[axel]} / ${wall[dfs-split8]}")"
+  note "dfs default split / curl" "$(calc "${wall[curl]} / ${wall[dfs-default]}")"
+  note "dfs split=1 / curl" "$(calc "${wall[curl]} / ${wall[dfs-split1]}")"
+  [ -n "${wall[axel]:-}" ] && note "dfs split=8 / axel -n 8" "$(calc "${wall[axel]} / ${wall[dfs-split8]}")"
   rm -f "$file"
   return 0
 }

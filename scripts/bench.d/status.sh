@@ -17,13 +17,13 @@ part_status() {
   rm -rf "$state"
   mount_fs "$mnt" "$state" --max-active 3
   printf '%s/s1.bin\n%s/s2.bin\n%s/s3.bin\n' "$base" "$base" "$base" > "$work/status.list"
-  python3 "$helper" add "$mnt" "$work/status.list"
+  timeout 120 python3 "$helper" add "$mnt" "$work/status.list"
   line=$(timeout 120 python3 "$helper" latency "$mnt" 1,2,3 2) || { echo "status: measurement failed" >&2; exit 1; }
   echo "$line (ms)"
   unmount_fs "$mnt"
   rm -rf "$state"
   p99=$(echo "$line" | awk '{ print $6 }')
   verdict "status: p99 of open+read+close" "$p99" "<" 2 " ms"
-  printf '%-44s %10s ms\n' "(p99 of cat as a process, fork/exec in)" "$(echo "$line" | awk '{ print $15 }')"
+  note "p99 of cat as a process, fork/exec in" "$(echo "$line" | awk '{ print $15 }')" " ms"
 }
 

@@ -82,7 +82,7 @@ part_stream() {
     for ((i = 0; i < ${#tools[@]}; i++)); do
       tool=${tools[$(((i + r) % ${#tools[@]}))]}
       mnt="$work/stream-mnt-$tool"; cache="$work/stream-cache-$tool"
-      sync
+      settle_disk
       # Reads at offsets not yet downloaded.
       line=""
       case $tool in
@@ -106,7 +106,7 @@ part_stream() {
       esac
       stream_reads_record "$tool" "$line"
       # The whole file, from the start.
-      sync
+      settle_disk
       case $tool in
         downloadfs)
           rm -rf "$work/stream-state"
@@ -171,9 +171,9 @@ part_stream() {
   verdict "stream: cats with wrong bytes or length" "${wrongcat[downloadfs]:-0}" "<=" 0
   for tool in rclone httpdirfs; do
     [ "${p50[$tool]:-}" != - ] && [ -n "${p50[$tool]:-}" ] && [ "${p50[downloadfs]}" != - ] && [ -z "${behind[downloadfs]:-}" ] &&
-      printf '%-44s %10s\n' "($tool read p50 / downloadfs read p50)" "$(calc "${p50[$tool]} / (${p50[downloadfs]} + 0.001)")"
+      note "$tool read p50 / downloadfs read p50" "$(calc "${p50[$tool]} / (${p50[downloadfs]} + 0.001)")"
     [ "${cat[$tool]:-}" != - ] && [ -n "${cat[$tool]:-}" ] && [ "${cat[downloadfs]}" != - ] &&
-      printf '%-44s %10s\n' "($tool whole read / downloadfs cat)" "$(calc "${cat[$tool]} / ${cat[downloadfs]}")"
+      note "$tool whole read / downloadfs cat" "$(calc "${cat[$tool]} / ${cat[downloadfs]}")"
   done
   rm -f "$file"
   return 0
