@@ -25,11 +25,41 @@ downloaded_of() {
   awk '$1 == "downloaded:" { print $2; found = 1 } END { if (!found) print 0 }' "$1/queue/$2/status" 2>/dev/null || echo 0
 }
 
+# crash_until_40 MNT STATE NAME SPLIT LABEL: a fresh mount downloading
+# /logged/NAME with split=SPLIT, until 40 % is in; sets $daemon_pid.
+crash_until_40() {
+  local mnt=$1 state=$2 name=$3 split=$4 label=$5 deadline
+  rm -rf "$state"
+  mount_fs "$mnt" "$state"
+  printf '%s\n  split=%s\n' "$base/logged/$name" "$split" > "$mnt/queue/new"
+  deadline=$(($(date +%s) + 120))
+  # The data file is preallocated: progress is read from the status.
+  until [ "$(downloaded_of "$mnt" 1)" -ge $((big_bytes * 2 / 5)) ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "$label: the download did not get to 40 %" >&2; exit 1; }
+    sleep 0.005
+  done
+}
+
+# crash_resume MNT STATE NAME LABEL PID: once the daemon PID (killed) and its
+# mount are gone, remounts, lets the download finish and checks its sha-256.
+crash_resume() {
+  local mnt=$1 state=$2 name=$3 label=$4 pid=$5 result
+  for _ in $(seq 200); do our_daemon "$pid" || break; sleep 0.05; done
+  # The killed daemon's auto_unmount helper takes the mount down; mount copes with a dead one.
+  for _ in $(seq 100); do is_mounted "$mnt" || break; sleep 0.05; done
+  mount_fs "$mnt" "$state"
+  result=$(timeout 600 cat "$mnt/queue/1/wait") || true
+  [ "$result" = completed ] || { echo "$label: after the remount: ${result:-no answer}" >&2; exit 1; }
+  [ "$(timeout 300 sha256sum < "$mnt/files/$name" | cut -d' ' -f1)" = "$big_sha" ] || { echo "$label: sha-256 mismatch" >&2; exit 1; }
+  unmount_fs "$mnt"
+  sleep 0.2  # nginx writes its log line when the connection ends
+}
+
 # crash_segmented: kill -9 during a download with `split=8` (R18): every
 # connection continues from its own checkpoint after the remount, so what
 # nginx sends beyond the file's size stays within 8 MiB per connection.
 crash_segmented() {
-  local mnt="$work/crash-mnt" state="$work/crash-state" name=crash8.bin size=$big_bytes sent pid deadline result clean
+  local mnt="$work/crash-mnt" state="$work/crash-state" name=crash8.bin size=$big_bytes sent pid clean
   ln -f "$work/www/big.bin" "$work/www/logged/$name"
   ln -f "$work/www/big.bin" "$work/www/logged/clean-$name"
   # The same download without a crash: what cut-short segments cost by
@@ -39,26 +69,12 @@ crash_segmented() {
   unmount_fs "$mnt"
   sleep 0.2
   read -r clean _ < <(logged_bytes "clean-$name")
-  rm -rf "$state"
-  mount_fs "$mnt" "$state"
+  crash_until_40 "$mnt" "$state" "$name" 8 "crash (split 8)"
   pid=$daemon_pid
-  printf '%s\n  split=8\n' "$base/logged/$name" > "$mnt/queue/new"
-  deadline=$(($(date +%s) + 120))
-  until [ "$(downloaded_of "$mnt" 1)" -ge $((size * 2 / 5)) ]; do
-    [ "$(date +%s)" -lt "$deadline" ] || { echo "crash (split 8): the download did not get to 40 %" >&2; exit 1; }
-    sleep 0.005
-  done
   local connections
   connections=$(awk '$1 == "connections:" { print $2 }' "$mnt/queue/1/status")
   kill -9 "$pid"
-  for _ in $(seq 200); do our_daemon "$pid" || break; sleep 0.05; done
-  for _ in $(seq 100); do is_mounted "$mnt" || break; sleep 0.05; done
-  mount_fs "$mnt" "$state"
-  result=$(timeout 600 cat "$mnt/queue/1/wait") || true
-  [ "$result" = completed ] || { echo "crash (split 8): after the remount: ${result:-no answer}" >&2; exit 1; }
-  [ "$(timeout 300 sha256sum < "$mnt/files/$name" | cut -d' ' -f1)" = "$big_sha" ] || { echo "crash (split 8): sha-256 mismatch" >&2; exit 1; }
-  unmount_fs "$mnt"
-  sleep 0.2
+  crash_resume "$mnt" "$state" "$name" "crash (split 8)" "$pid"
   read -r sent _ < <(logged_bytes "$name")
   printf 'downloadfs split=8: killed with %s connections open; nginx sent %s body bytes in all for the %s-byte file\n' \
     "${connections:-?}" "$sent" "$size"
@@ -75,33 +91,17 @@ part_crash() {
   ln -f "$work/www/big.bin" "$work/www/logged/$name"
   ln -f "$work/www/big.bin" "$work/www/logged/aria2-$name"
   size=$big_bytes
-  rm -rf "$state"
-  mount_fs "$mnt" "$state"
+  crash_until_40 "$mnt" "$state" "$name" 1 crash
   pid=$daemon_pid
-  printf '%s\n  split=1\n' "$base/logged/$name" > "$mnt/queue/new"
-  deadline=$(($(date +%s) + 120))
-  # The data file is preallocated: progress is read from the status.
-  until [ "$(downloaded_of "$mnt" 1)" -ge $((size * 2 / 5)) ]; do
-    [ "$(date +%s)" -lt "$deadline" ] || { echo "crash: the download did not get to 40 %" >&2; exit 1; }
-    sleep 0.005
-  done
   on_disk=$(downloaded_of "$mnt" 1)
   # Frozen first, to read what it had taken from its socket: bytes the
   # kernel received minus those still queued, unread.
   kill -STOP "$pid"
   local read_bytes
-  read_bytes=$(ss -tinpH state established "( dport = :$port )" | awk -v p="pid=$pid," '
+  read_bytes=$(timeout 10 ss -tinpH state established "( dport = :$port )" | awk -v p="pid=$pid," '
     index($0, p) { q = $1; getline; if (match($0, /bytes_received:[0-9]+/)) print substr($0, RSTART + 15, RLENGTH - 15) - q }')
   kill -9 "$pid"
-  for _ in $(seq 200); do our_daemon "$pid" || break; sleep 0.05; done
-  # The killed daemon's auto_unmount helper takes the mount down; mount copes with a dead one.
-  for _ in $(seq 100); do is_mounted "$mnt" || break; sleep 0.05; done
-  mount_fs "$mnt" "$state"
-  result=$(timeout 600 cat "$mnt/queue/1/wait") || true
-  [ "$result" = completed ] || { echo "crash: after the remount: ${result:-no answer}" >&2; exit 1; }
-  [ "$(timeout 300 sha256sum < "$mnt/files/$name" | cut -d' ' -f1)" = "$big_sha" ] || { echo "crash: sha-256 mismatch" >&2; exit 1; }
-  unmount_fs "$mnt"
-  sleep 0.2  # nginx writes its log line when the connection ends
+  crash_resume "$mnt" "$state" "$name" crash "$pid"
   read -r sent resume < <(logged_bytes "$name")
   printf 'downloadfs: killed having read %s bytes from its socket (%s written just before); the remount resumed at byte %s;\n' \
     "${read_bytes:-?}" "$on_disk" "$resume"
@@ -113,6 +113,7 @@ part_crash() {
     rm -rf "$out"; mkdir -p "$out"
     aria2c -q -x1 -d "$out" -o f "$base/logged/aria2-$name" >/dev/null 2>&1 &
     apid=$!
+    peer_pids+=("$apid")
     deadline=$(($(date +%s) + 120))
     until [ "$(awk '/^wchar/ { print $2 }' "/proc/$apid/io" 2>/dev/null || echo 0)" -ge $((size * 2 / 5)) ]; do
       [ "$(date +%s)" -lt "$deadline" ] && kill -0 "$apid" 2>/dev/null || break
