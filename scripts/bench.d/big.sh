@@ -62,7 +62,7 @@ part_big() {
   have aria2c && tools+=(aria2c)
   [ -n "${BENCH_BASELINE_BIN:-}" ] && tools+=(baseline)
   declare -A walls cpus
-  local peak=0
+  local peak=0 inplace=-
   mkdir -p "$out"
   export -f big_dd; export size_mib
   for ((r = 0; r < rounds; r++)); do
@@ -80,12 +80,14 @@ part_big() {
       esac
       t=$(big_timed "$out/f" "$@") || { echo "$tool failed" >&2; continue; }
       walls[$tool]+=" ${t% *}"; cpus[$tool]+=" ${t#* }"
+      # The disk where the host has backed the blocks already: dd's last
+      # file overwritten in place (shown only; a download always writes a
+      # new file).
+      if [ "$tool" = dd ] && [ "$r" = $((rounds - 1)) ] && t=$(big_timed "$out/f" big_dd "$out/f" notrunc); then
+        inplace=${t% *}
+      fi
     done
   done
-  # The disk where the host has backed the blocks already: the last file
-  # overwritten in place (shown only; a download always writes a new file).
-  local inplace=-
-  if [ -e "$out/f" ] && t=$(big_timed "$out/f" big_dd "$out/f" notrunc); then inplace=${t% *}; fi
   rm -rf "$out" "$work/big-state"
   settle_disk
   declare -A wall cpu

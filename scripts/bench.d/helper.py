@@ -106,7 +106,9 @@ def syncmove(source, dest, threads, command=None):
 
     start = time.monotonic()
     if command:
-        subprocess.run(command, check=True, timeout=300, stdout=subprocess.DEVNULL)
+        # curl -Z draws its parallel meter on stderr even with -s.
+        subprocess.run(command, check=True, timeout=300, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(one, os.listdir(source)))
     print(f"{time.monotonic() - start:.3f}")
