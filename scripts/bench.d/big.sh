@@ -4,19 +4,21 @@
 #           fdatasync) against the disk itself, `dd if=/dev/zero bs=4M
 #           conv=fdatasync` of the same size, and against `curl -o`,
 #           `wget2 -O` and `aria2c -x1`, each followed by `sync FILE` in its
-#           timed wall (they make nothing durable by themselves), N rounds
-#           (default 3) in rotating order. Before every run the previous
-#           output is deleted and the disk settled (sync, then no discard in
-#           flight: the filesystem is mounted with `discard`), so every tool
-#           writes a new file into freed blocks and none pays for another's
-#           delete. Targets (SPEC §9): throughput >= 0.95 of dd's best round
+#           timed wall (they make nothing durable by themselves; an fsync of
+#           that file, not the whole machine's dirty data on a shared
+#           machine), N rounds (default 3) in rotating order. Before every
+#           run the previous output is deleted and the disk settled (sync,
+#           then no new discard for 0.5 s: the filesystem is mounted with
+#           `discard`), so every tool writes a new file into freed blocks
+#           and none pays for another's delete. Targets (SPEC §9): throughput >= 0.95 of dd's best round
 #           (the physical limit) and >= the faster of curl+sync and
 #           wget2+sync (medians), CPU time no more than curl's, daemon peak
-#           RSS < 50 MiB. "split1" is downloadfs with `split=1`: the default
-#           split must be no slower (>= 0.95, R18). Also shown: dd over the
-#           last file in place (`conv=notrunc`: blocks the disk has already
-#           backed, which no new file gets). With BENCH_BASELINE_BIN=PATH
-#           another downloadfs build runs in the same rotation as "baseline".
+#           RSS < 50 MiB. "split1" is downloadfs with `split=1`: the
+#           default split must be no slower (>= 0.95, R18). Also shown: dd
+#           over its last round's file in place (`conv=notrunc`: blocks the
+#           disk has already backed, which no new file gets). With
+#           BENCH_BASELINE_BIN=PATH another downloadfs build runs in the
+#           same rotation as "baseline".
 
 # big_dd FILE: the disk's durable write of SIZE_MIB into FILE (extra dd
 # words after FILE, e.g. conv=notrunc); 4 MiB blocks as SPEC §9 says, 1 MiB

@@ -2,7 +2,7 @@
 #   tasks   10,000 tasks in the catalog, then unmount and time a remount
 #           (until `downloadfs mount` returns: ready), `ls MNT/queue` (first
 #           and median of 3 more) and the daemon's peak RSS since the remount.
-#           The catalog: one task downloading the big file at 64 KiB/s
+#           The catalog: one task downloading a 1 GiB file at 64 KiB/s
 #           (--max-active 1) and 9,999 queued behind it, all added in one
 #           write to queue/new. That builds in seconds and is the heavier case
 #           for the scheduler. Names repeat as a data set's do: 1,000 names
