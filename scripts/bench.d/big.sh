@@ -10,12 +10,12 @@
 #           run the previous output is deleted and the disk settled (sync,
 #           then no new discard for 0.5 s: the filesystem is mounted with
 #           `discard`), so every tool writes a new file into freed blocks
-#           and none pays for another's delete. Targets (SPEC §9): throughput >= 0.95 of dd's best round
-#           (the physical limit) and >= the faster of curl+sync and
-#           wget2+sync (medians), CPU time no more than curl's, daemon peak
-#           RSS < 50 MiB. "split1" is downloadfs with `split=1`: the
-#           default split must be no slower (>= 0.95, R18). Also shown: dd
-#           over its last round's file in place (`conv=notrunc`: blocks the
+#           and none pays for another's delete. Targets (SPEC §9):
+#           throughput >= 0.95 of dd's best round (the physical limit) and
+#           >= the faster of curl+sync and wget2+sync (medians), CPU time no
+#           more than curl's, daemon peak RSS < 50 MiB. "split1" is
+#           downloadfs with `split=1`: the default split must be no slower
+#           (>= 0.95, R18). Also shown: dd over its last round's file in place (`conv=notrunc`: blocks the
 #           disk has already backed, which no new file gets). With
 #           BENCH_BASELINE_BIN=PATH another downloadfs build runs in the
 #           same rotation as "baseline".
