@@ -15,10 +15,10 @@
 #           >= the faster of curl+sync and wget2+sync (medians), CPU time no
 #           more than curl's, daemon peak RSS < 50 MiB. "split1" is
 #           downloadfs with `split=1`: the default split must be no slower
-#           (>= 0.95, R18). Also shown: dd over its last round's file in place (`conv=notrunc`: blocks the
-#           disk has already backed, which no new file gets). With
-#           BENCH_BASELINE_BIN=PATH another downloadfs build runs in the
-#           same rotation as "baseline".
+#           (>= 0.95, R18). Also shown: dd over its last round's file in
+#           place (`conv=notrunc`: blocks the disk has already backed, which
+#           no new file gets). With BENCH_BASELINE_BIN=PATH another
+#           downloadfs build runs in the same rotation as "baseline".
 
 # big_dd FILE: the disk's durable write of SIZE_MIB into FILE (extra dd
 # words after FILE, e.g. conv=notrunc); 4 MiB blocks as SPEC §9 says, 1 MiB
