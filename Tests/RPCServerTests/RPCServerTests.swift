@@ -408,12 +408,7 @@ final class RPCServerTests: XCTestCase {
     /// `aria2.shutdown` stops the server from inside its own call: the
     /// reply still goes out, then the server stops (R72).
     func testStopFromInsideACallSendsItsReplyThenStops() throws {
-        let box = NIOLockedValueBox<RPCServer?>(nil)
-        let (server, port) = try startServer(respond: { body in
-            box.withLockedValue { $0 }?.stop()
-            return Array("OK:".utf8) + body
-        })
-        box.withLockedValue { $0 = server }
+        let (server, port) = try startServerThatStopsInItsCall()
         let client = try LoopbackClient(port: port)
         try client.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n[1]")
         let response = try client.readResponse()
@@ -424,12 +419,7 @@ final class RPCServerTests: XCTestCase {
     }
 
     func testStopFromInsideAWebSocketCallSendsItsReplyBeforeGoingAway() throws {
-        let box = NIOLockedValueBox<RPCServer?>(nil)
-        let (server, port) = try startServer(respond: { body in
-            box.withLockedValue { $0 }?.stop()
-            return Array("OK:".utf8) + body
-        })
-        box.withLockedValue { $0 = server }
+        let (server, port) = try startServerThatStopsInItsCall()
         let client = try LoopbackClient(port: port)
         XCTAssertEqual(try client.webSocketHandshake().status, 101)
         try client.sendFrame(opcode: 0x1, payload: Array("[1]".utf8))
@@ -440,6 +430,17 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(close.opcode, 0x8)
         XCTAssertEqual(close.payload, [0x03, 0xE9])  // 1001 going away
         try waitStopped(server)
+    }
+
+    /// A server whose every call stops it, as `aria2.shutdown` does, and answers "OK:" and the body.
+    private func startServerThatStopsInItsCall() throws -> (RPCServer, Int) {
+        let box = NIOLockedValueBox<RPCServer?>(nil)
+        let (server, port) = try startServer(respond: { body in
+            box.withLockedValue { $0 }?.stop()
+            return Array("OK:".utf8) + body
+        })
+        box.withLockedValue { $0 = server }
+        return (server, port)
     }
 
     private func waitStopped(_ server: RPCServer) throws {
