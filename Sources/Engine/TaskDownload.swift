@@ -704,8 +704,9 @@ final class TaskDownload {
         }
     }
 
-    /// Hands the descriptor to the checkpointer: it is synced and closed, and
-    /// only then is the outcome reported (after any earlier checkpoint).
+    /// Hands the descriptor to the checkpointer: it is synced (a whole file
+    /// with its group) and closed, and only then is the outcome reported
+    /// (after any earlier checkpoint).
     private func finish(_ outcome: TransferOutcome) {
         finished = true
         live.connections.store(0, ordering: .relaxed)
@@ -715,8 +716,7 @@ final class TaskDownload {
                 + "\(Units.bytes(attempt.handedOver)) to faster ones; \(Units.bytes(discarded)) received past "
                 + "where connections were told to stop was thrown away")
         }
-        if case .completed = outcome { delegate.transferSyncing(id, serial: serial) }
-        lane.sync(fd) { err in
+        let report: @Sendable (Int32) -> Void = { err in
             var outcome = outcome
             // Any failed sync of this attempt, this one or an earlier
             // checkpoint's, leaves only the last successful checkpoint
@@ -726,6 +726,15 @@ final class TaskDownload {
                                   ranges: sync.committed, receivedData: false)
             }
             delegate.transferFinished(id, serial: serial, outcome: outcome)
+        }
+        // A whole file waits for its group's flush out of its slot (the
+        // loop shows it `verifying`); a stopped or failed one is synced
+        // alone, as its count must be before it is shown (R51).
+        if case .completed = outcome {
+            delegate.transferSyncing(id, serial: serial)
+            lane.syncInGroup(fd, then: report)
+        } else {
+            lane.sync(fd, then: report)
         }
     }
 }
