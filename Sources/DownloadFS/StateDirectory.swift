@@ -22,17 +22,15 @@ public struct StateDirectory: Sendable {
     public func file(_ name: String) -> String { filesDir + "/" + name }
 
     /// Makes the folders a file at `path` (`FilesPath`) goes into, each
-    /// that is missing (R35: `dir=` creates them); nil when they are all
-    /// there, else why not, as the task's error will say it.
-    func makeFolders(for path: String) -> String? {
+    /// that is missing (R35: `dir=` creates them).
+    func makeFolders(for path: String) throws(FolderBlockedError) {
         var folder = ""
         for part in FilesPath.folder(of: path).split(separator: "/") {
             folder = FilesPath.join(folder, part)
             if mkdir(file(folder), 0o755) == 0 || errno == EEXIST && isFolder(folder) { continue }
-            let why = errno == EEXIST ? "a file has that name" : String(cString: strerror(errno))
-            return "cannot make the folder \(folder) in files/: \(why); move it away (mv) and resume the task"
+            throw FolderBlockedError(folder: folder, cause: errno == EEXIST ? .fileInTheWay
+                                                                            : .system(String(cString: strerror(errno))))
         }
-        return nil
     }
 
     private func isFolder(_ path: String) -> Bool {

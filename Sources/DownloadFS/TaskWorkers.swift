@@ -71,7 +71,7 @@ final class TaskWorkers: Sendable {
         var moved = false
         for _ in 0..<1000 {
             // Its folder (R35), made again if an `rmdir` took it meanwhile.
-            if let problem = state.makeFolders(for: chosen) { return .failed(problem) }
+            do throws(FolderBlockedError) { try state.makeFolders(for: chosen) } catch { return .failed(error.message) }
             if !isTaken(chosen), clinux_rename_noreplace(source, state.file(chosen)) == 0 {
                 moved = true
                 break

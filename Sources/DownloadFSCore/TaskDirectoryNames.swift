@@ -20,6 +20,14 @@ public enum TaskDirectoryNames {
     /// door lists a task's URIs from it).
     public static let mirrorsAttribute = "user.downloadfs.mirrors"
 
+    /// The extended attribute of the task's data file (`queue/<id>/NAME`)
+    /// that names the byte ranges the task holds (R18, R23): `ByteRanges`'
+    /// text, half-open and comma separated (`0-1048576,2097152-3000000`),
+    /// empty when none; the whole file once completed. Answered by name,
+    /// never listed (copies of the file do not take it). aria2's door
+    /// builds `bitfield` from it (R72).
+    public static let rangesAttribute = "user.downloadfs.ranges"
+
     /// The names of the files every task directory holds.
     public static let fixed: Set<String> = [status, url, control, log, wait]
 

@@ -45,7 +45,8 @@ struct Aria2Calls: Sendable {
             return try changePosition(params.gid(0), params.integer(1), params.string(2))
         case .tellStatus:
             let keys = try params.optionalStrings(1)
-            return try report(params.gid(0), mirrors: Self.wantsFiles(keys)).entry(keys: keys)
+            return try report(params.gid(0), mirrors: Self.wants("files", keys), ranges: Self.wants("bitfield", keys))
+                .entry(keys: keys)
         case .getUris: return try report(params.gid(0), mirrors: true).uriList
         case .getFiles: return try report(params.gid(0), mirrors: true).files
         case .getServers:
@@ -252,26 +253,29 @@ struct Aria2Calls: Sendable {
 
     /// The task's report: from the mount, else a removed result; its log
     /// is read only for its `mirrors` (`files`, `getUris`, `getServers`).
-    private func report(_ id: Int64, mirrors: Bool) throws(Aria2Error) -> Aria2TaskReport {
-        guard let task = try reportIfKnown(id, mirrors: mirrors) else { throw notFound(id) }
+    private func report(_ id: Int64, mirrors: Bool, ranges: Bool = false) throws(Aria2Error) -> Aria2TaskReport {
+        guard let task = try reportIfKnown(id, mirrors: mirrors, ranges: ranges) else { throw notFound(id) }
         return task
     }
 
     /// `report`, or nil when the task is neither in the mount nor removed here.
-    private func reportIfKnown(_ id: Int64, mirrors: Bool) throws(Aria2Error) -> Aria2TaskReport? {
+    private func reportIfKnown(_ id: Int64, mirrors: Bool, ranges: Bool = false) throws(Aria2Error) -> Aria2TaskReport? {
         guard let status = try io({ () throws(MountViewError) in try mount.status(id) }) else {
             return removed.report(id)
         }
         let others = mirrors ? try io { () throws(MountViewError) in try mount.mirrors(id) } : []
-        guard let task = Aria2TaskReport(status: status, mirrors: others, mount: mount.path) else {
+        guard var task = Aria2TaskReport(status: status, mirrors: others, mount: mount.path) else {
             throw .failure("the status of task \(id) could not be read")
+        }
+        if ranges, task.needsRanges, let dataFile = task.dataFile {
+            task.held = try io { () throws(MountViewError) in try mount.ranges(id, dataFile: dataFile) }
         }
         return task
     }
 
-    /// Whether a key list asks for `files` (none or an empty one asks for every key).
-    static func wantsFiles(_ keys: [String]?) -> Bool {
-        keys.map { $0.isEmpty || $0.contains("files") } ?? true
+    /// Whether a key list asks for `key` (none or an empty one asks for every key).
+    static func wants(_ key: String, _ keys: [String]?) -> Bool {
+        keys.map { $0.isEmpty || $0.contains(key) } ?? true
     }
 
     /// The ids of `MOUNT/status`'s rows whose state `keep` takes, in the
@@ -292,7 +296,7 @@ struct Aria2Calls: Sendable {
     private func list(_ ids: [Int64], keys: [String]?) throws(Aria2Error) -> JSONValue {
         var entries: [JSONValue] = []
         for id in ids {
-            if let task = try reportIfKnown(id, mirrors: Self.wantsFiles(keys)) { entries.append(task.entry(keys: keys)) }
+            if let task = try reportIfKnown(id, mirrors: Self.wants("files", keys), ranges: Self.wants("bitfield", keys)) { entries.append(task.entry(keys: keys)) }
         }
         return .array(entries)
     }

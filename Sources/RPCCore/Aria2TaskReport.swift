@@ -26,10 +26,13 @@ struct Aria2TaskReport: Sendable, Equatable {
     let started: Bool
     /// The mountpoint, for paths.
     let mount: String
+    /// The byte ranges held (`MountView.ranges`), when read: without them
+    /// the downloaded bytes are taken as a prefix.
+    var held: ByteRanges?
 
     /// The report for a task whose `status` text is `status`; nil when the
     /// text holds no id or state (not a task's status).
-    init?(status: String, mirrors: [String], mount: String) {
+    init?(status: String, mirrors: [String], mount: String, held: ByteRanges? = nil) {
         let values = StatusReading.values(inStatus: status)
         guard let id = values["id"].flatMap({ Int64($0) }),
               let taskState = values["state"].flatMap(TaskState.init(rawValue:)) else { return nil }
@@ -46,7 +49,15 @@ struct Aria2TaskReport: Sendable, Equatable {
         self.uris = (values["url"].map { [$0] } ?? []) + mirrors
         self.started = (values["attempts"].flatMap { Int($0) } ?? 0) > 0 || downloaded > 0
         self.mount = mount
+        self.held = held
     }
+
+    /// The data file's name in `queue/<id>/` (R23), nil before the task has a name.
+    var dataFile: String? { name.map(TaskDirectoryNames.dataFile(ofTaskNamed:)) }
+
+    /// Whether `bitfield` needs the ranges read: bytes are in, and the
+    /// file is neither empty of them nor whole.
+    var needsRanges: Bool { state != .complete && downloaded > 0 && numPieces > 0 }
 
     var gid: String { Aria2GID.text(id) }
 
@@ -61,7 +72,7 @@ struct Aria2TaskReport: Sendable, Equatable {
     var path: String {
         guard let name else { return "" }
         if state == .complete { return directory + "/" + name }
-        return mount + "/queue/\(id)/" + TaskDirectoryNames.dataFile(ofTaskNamed: name)
+        return mount + "/queue/\(id)/" + (dataFile ?? name)
     }
 
     /// `getUris`: each URL with `used` once the task has made a request, else `waiting`.
@@ -98,15 +109,18 @@ struct Aria2TaskReport: Sendable, Equatable {
         return (total + Self.pieceLength - 1) / Self.pieceLength
     }
 
-    /// The pieces held, as aria2's hex bitfield (the first piece the high bit
-    /// of the first byte). The mount does not show which byte ranges a task
-    /// holds (R18 keeps them inside): the downloaded bytes are taken as a
-    /// prefix, so the whole pieces they cover are set (all once complete).
+    /// The pieces held, as aria2's hex bitfield (the first piece the high
+    /// bit of the first byte): a piece is set when the task holds every byte
+    /// of it (`held`, R72: "from the task's byte ranges"; all once complete;
+    /// the downloaded bytes as a prefix when the ranges were not read).
     var bitfield: String {
         let pieces = numPieces
-        let held = state == .complete ? pieces : min(pieces, downloaded / Self.pieceLength)
+        let total = self.total ?? 0
+        let ranges: ByteRanges = state == .complete ? .prefix(total) : held ?? .prefix(downloaded)
         var bytes = [UInt8](repeating: 0, count: Int((pieces + 7) / 8))
-        for piece in 0..<Int(held) { bytes[piece / 8] |= 0x80 >> UInt8(piece % 8) }
+        for piece in 0..<pieces where ranges.covers(piece * Self.pieceLength..<min(total, (piece + 1) * Self.pieceLength)) {
+            bytes[Int(piece / 8)] |= 0x80 >> UInt8(piece % 8)
+        }
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)

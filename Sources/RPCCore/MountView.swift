@@ -1,3 +1,5 @@
+import DownloadFSCore
+
 /// The mount as aria2's door sees it (R70): every call goes through the
 /// mount's own files, so the RPC server shows nothing `cat` would not,
 /// needs no access to the state dir, and can crash or restart without
@@ -25,6 +27,10 @@ public protocol MountView: Sendable {
     /// `user.downloadfs.mirrors` of `queue/<id>/url`, one per line; empty
     /// for a task with none or gone.
     func mirrors(_ id: Int64) throws(MountViewError) -> [String]
+    /// The byte ranges the task holds: the extended attribute
+    /// `user.downloadfs.ranges` of its data file `queue/<id>/DATAFILE`
+    /// (`TaskDirectoryNames.rangesAttribute`); nil when the task is gone.
+    func ranges(_ id: Int64, dataFile: String) throws(MountViewError) -> ByteRanges?
     /// `queue/<id>/ctl` read back: the task's settings in force (R30); nil when gone.
     func settings(_ id: Int64) throws(MountViewError) -> String?
     /// `MOUNT/ctl` read back: the mount's settings (R31).

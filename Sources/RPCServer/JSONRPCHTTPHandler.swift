@@ -38,18 +38,14 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private let configuration: RPCServerConfiguration
-    private let threadPool: NIOThreadPool
-    private let respond: @Sendable ([UInt8]) -> [UInt8]?
+    private let calls: RPCCallRunner
     private var state = State.idle
+    /// The reply being written is a call's: `calls` hears when it is out.
+    private var answeringCall = false
 
-    init(
-        configuration: RPCServerConfiguration,
-        threadPool: NIOThreadPool,
-        respond: @escaping @Sendable ([UInt8]) -> [UInt8]?
-    ) {
+    init(configuration: RPCServerConfiguration, calls: RPCCallRunner) {
         self.configuration = configuration
-        self.threadPool = threadPool
-        self.respond = respond
+        self.calls = calls
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -172,18 +168,19 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Runs `respond` on the pool and writes its reply back on this loop.
+    /// Runs the call on the pool and writes its reply back on this loop.
     private func call(_ body: [UInt8], callback: String, head: HTTPRequestHead, context: ChannelHandlerContext) {
         state = .answering
-        let respond = self.respond
-        threadPool.runIfActive(eventLoop: context.eventLoop) { respond(body) }
+        calls.run(body, on: context.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 guard case .success(let reply) = result else {
                     // The pool is shut: the server is stopping.
+                    self.calls.answered()
                     context.close(promise: nil)
                     return
                 }
+                self.answeringCall = true
                 self.answer(reply, callback: callback, head: head, context: context)
             }
     }
@@ -227,6 +224,11 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         state = .idle
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if answeringCall {
+            answeringCall = false
+            let calls = self.calls
+            written.whenComplete { _ in calls.answered() }
+        }
         if !keepAlive {
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }

@@ -11,8 +11,7 @@ import NIOWebSocket
 /// notifications).
 struct RPCConnectionPipeline {
     let configuration: RPCServerConfiguration
-    let threadPool: NIOThreadPool
-    let respond: @Sendable ([UInt8]) -> [UInt8]?
+    let calls: RPCCallRunner
     let clients: WebSocketClients
 
     private static let httpName = "rpc-http"
@@ -21,11 +20,10 @@ struct RPCConnectionPipeline {
     /// Runs on the channel's event loop.
     func configure(_ channel: any Channel) throws {
         let configuration = self.configuration
-        let threadPool = self.threadPool
-        let respond = self.respond
+        let calls = self.calls
         let clients = self.clients
         let idle = IdleStateHandler(readTimeout: .seconds(30))
-        let http = JSONRPCHTTPHandler(configuration: configuration, threadPool: threadPool, respond: respond)
+        let http = JSONRPCHTTPHandler(configuration: configuration, calls: calls)
         let upgrader = NIOWebSocketServerUpgrader(
             // NIO's decoder refuses a larger single frame itself (close
             // 1009) before buffering it.
@@ -41,8 +39,7 @@ struct RPCConnectionPipeline {
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(WebSocketRPCHandler(
-                        configuration: configuration, threadPool: threadPool,
-                        respond: respond, clients: clients))
+                        configuration: configuration, calls: calls, clients: clients))
                 }
             })
         let pipeline = channel.pipeline.syncOperations

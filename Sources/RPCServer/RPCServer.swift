@@ -34,6 +34,9 @@ public final class RPCServer: Sendable {
     /// Threads the pool runs `respond` on: a few calls may wait on the
     /// mount at once (a slow `status` read) without stalling the others.
     static let respondThreads = 4
+    /// How long `stop()` waits for calls being answered: a reply normally
+    /// leaves in milliseconds; a call stuck on a hung mount is given up.
+    static let answerLimit: DispatchTimeInterval = .seconds(2)
     /// Bytes a client may leave unread before it is not read from (its
     /// calls wait) and a broadcast closes it rather than queue more.
     static let writeBufferHighWaterMark = 16 * 1024 * 1024
@@ -50,6 +53,7 @@ public final class RPCServer: Sendable {
     private struct Resources: Sendable {
         let group: MultiThreadedEventLoopGroup
         let threadPool: NIOThreadPool
+        let calls: RPCCallRunner
         let listeners: [any Channel]
         let addresses: [String]
         let port: Int
@@ -88,6 +92,7 @@ public final class RPCServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let threadPool = NIOThreadPool(numberOfThreads: Self.respondThreads)
         threadPool.start()
+        let calls = RPCCallRunner(threadPool: threadPool, respond: respond)
         var listeners: [any Channel] = []
         var addresses: [String] = []
         var port = configuration.port
@@ -98,7 +103,7 @@ public final class RPCServer: Sendable {
         do {
             for (host, isIPv6) in hosts {
                 do {
-                    let channel = try bootstrap(group: group, threadPool: threadPool, ipv6Only: isIPv6)
+                    let channel = try bootstrap(group: group, calls: calls, ipv6Only: isIPv6)
                         .bind(host: host, port: port).wait()
                     listeners.append(channel)
                     port = channel.localAddress?.port ?? port
@@ -121,7 +126,7 @@ public final class RPCServer: Sendable {
         }
         let stopRequested = state.withLockedValue { state -> Bool in
             let requested = if case .starting(let requested) = state { requested } else { false }
-            state = .running(Resources(group: group, threadPool: threadPool, listeners: listeners,
+            state = .running(Resources(group: group, threadPool: threadPool, calls: calls, listeners: listeners,
                                        addresses: addresses, port: port))
             return requested
         }
@@ -134,8 +139,10 @@ public final class RPCServer: Sendable {
         clients.broadcast(text)
     }
 
-    /// Closes the listeners and every connection, then ends the threads.
-    /// Returns at once; `waitUntilStopped()` waits for the end.
+    /// Closes the listeners, lets every call being answered send its reply
+    /// (at most `answerLimit`), then closes every connection and ends the
+    /// threads. Returns at once, so a call may stop the server that answers
+    /// it; `waitUntilStopped()` waits for the end.
     public func stop() {
         let resources = state.withLockedValue { state -> Resources? in
             switch state {
@@ -157,12 +164,14 @@ public final class RPCServer: Sendable {
             return
         }
         for listener in resources.listeners { listener.close(promise: nil) }
-        // WebSocket clients get a close frame (1001 going away) before the
-        // loop's shutdown closes every socket.
-        clients.closeAll()
-        Self.shutDown(group: resources.group, threadPool: resources.threadPool) { [self] in
-            state.withLockedValue { $0 = .stopped }
-            markStopped()
+        resources.calls.whenAllAnswered(within: Self.answerLimit) { [self] in
+            // WebSocket clients get a close frame (1001 going away) before
+            // the loop's shutdown closes every socket.
+            clients.closeAll()
+            Self.shutDown(group: resources.group, threadPool: resources.threadPool) { [self] in
+                state.withLockedValue { $0 = .stopped }
+                markStopped()
+            }
         }
     }
 
@@ -188,7 +197,7 @@ public final class RPCServer: Sendable {
         }
     }
 
-    private func bootstrap(group: MultiThreadedEventLoopGroup, threadPool: NIOThreadPool, ipv6Only: Bool) -> ServerBootstrap {
+    private func bootstrap(group: MultiThreadedEventLoopGroup, calls: RPCCallRunner, ipv6Only: Bool) -> ServerBootstrap {
         var bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
@@ -202,12 +211,11 @@ public final class RPCServer: Sendable {
                 ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only), value: 1)
         }
         let configuration = self.configuration
-        let respond = self.respond
         let clients = self.clients
         return bootstrap.childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
                 try RPCConnectionPipeline(
-                    configuration: configuration, threadPool: threadPool, respond: respond, clients: clients
+                    configuration: configuration, calls: calls, clients: clients
                 ).configure(channel)
             }
         }

@@ -20,8 +20,7 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let configuration: RPCServerConfiguration
-    private let threadPool: NIOThreadPool
-    private let respond: @Sendable ([UInt8]) -> [UInt8]?
+    private let calls: RPCCallRunner
     private let clients: WebSocketClients
 
     /// The message being put together from a frame and its continuations.
@@ -45,13 +44,11 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
 
     init(
         configuration: RPCServerConfiguration,
-        threadPool: NIOThreadPool,
-        respond: @escaping @Sendable ([UInt8]) -> [UInt8]?,
+        calls: RPCCallRunner,
         clients: WebSocketClients
     ) {
         self.configuration = configuration
-        self.threadPool = threadPool
-        self.respond = respond
+        self.calls = calls
         self.clients = clients
     }
 
@@ -137,18 +134,19 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
                 send(configuration.tooLargeReply(), context)
             case .call(let body):
                 callInFlight = true
-                let respond = self.respond
-                threadPool.runIfActive(eventLoop: context.eventLoop) { respond(body) }
+                let calls = self.calls
+                calls.run(body, on: context.eventLoop)
                     .assumeIsolated()
                     .whenComplete { result in
                         self.callInFlight = false
                         switch result {
                         case .success(let reply?):
-                            self.send(reply, context)
+                            self.send(reply, context).whenComplete { _ in calls.answered() }
                         case .success(nil):
-                            break
+                            calls.answered()
                         case .failure:
                             // The pool is shut: the server is stopping.
+                            calls.answered()
                             context.close(promise: nil)
                             return
                         }
@@ -159,11 +157,13 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
         }
     }
 
-    private func send(_ reply: [UInt8], _ context: ChannelHandlerContext) {
-        guard !closing else { return }
+    /// Completes once the frame is written (or at once when closing).
+    @discardableResult
+    private func send(_ reply: [UInt8], _ context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        guard !closing else { return context.eventLoop.makeSucceededVoidFuture() }
         var buffer = context.channel.allocator.buffer(capacity: reply.count)
         buffer.writeBytes(reply)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
+        return context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
     }
 
     // MARK: Back-pressure

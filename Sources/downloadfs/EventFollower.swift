@@ -29,20 +29,14 @@ final class EventFollower: Sendable {
 
     private func follow(_ fd: Int32) {
         defer { close(fd) }
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                onEnd(n == 0 ? "\(path) ended (the mount went away)" : "reading \(path): \(String(cString: strerror(errno)))")
-                return
+        do {
+            try LineReader.forEachLine(of: fd) { line in
+                onLine(String(line))
+                return true
             }
-            pending += buffer[..<n]
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                onLine(String(decoding: pending[..<newline], as: UTF8.self))
-                pending.removeSubrange(...newline)
-            }
+            onEnd("\(path) ended (the mount went away)")
+        } catch {
+            onEnd("reading \(path): \(String(cString: strerror(error.code)))")
         }
     }
 }

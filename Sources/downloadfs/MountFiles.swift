@@ -106,6 +106,16 @@ struct MountFiles: MountView {
         }
         return String(decoding: buffer[..<Int(n)], as: UTF8.self).split(separator: "\n").map(String.init)
     }
+    func ranges(_ id: Int64, dataFile: String) throws(MountViewError) -> ByteRanges? {
+        let file = path + "/queue/\(id)/" + dataFile
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = clinux_get_xattr(file, TaskDirectoryNames.rangesAttribute, &buffer, buffer.count)
+        guard n >= 0 else {
+            if errno == ENOENT { return nil }
+            throw MountViewError(code: errno, message: "cannot read the byte ranges of \(file): \(Self.reason(errno))")
+        }
+        return ByteRanges(encoded: String(decoding: buffer[..<Int(n)], as: UTF8.self))
+    }
     func settings(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/ctl") }
 
     func globalSettings() throws(MountViewError) -> String { try read("ctl") }
@@ -116,23 +126,8 @@ struct MountFiles: MountView {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MountViewError(code: errno, message: "cannot read \(file): \(Self.reason(errno))") }
         defer { close(fd) }
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = Glibc.read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw MountViewError(code: errno, message: "cannot read \(file): \(Self.reason(errno))") }
-            if n == 0 {
-                if !pending.isEmpty { _ = body(Substring(String(decoding: pending, as: UTF8.self))) }
-                return
-            }
-            pending += buffer[..<n]
-            var start = 0
-            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                guard body(Substring(String(decoding: pending[start..<newline], as: UTF8.self))) else { return }
-                start = newline + 1
-            }
-            pending.removeFirst(start)
+        do { try LineReader.forEachLine(of: fd, body) } catch {
+            throw MountViewError(code: error.code, message: "cannot read \(file): \(Self.reason(error.code))")
         }
     }
 

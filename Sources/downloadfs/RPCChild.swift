@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import DownloadFSCore
 import Synchronization
 
 /// The `downloadfs rpc` that `mount --rpc` runs beside the daemon (R70): a
@@ -12,11 +13,8 @@ final class RPCChild: Sendable {
     private let process = Mutex(Process?.none)
 
     init(mountpoint: String, options: RPCOptions) {
-        arguments = ["rpc", mountpoint, Self.marker] + options.arguments
+        arguments = MountDoorProcess.arguments(mountpoint: mountpoint, options: options.arguments)
     }
-
-    /// The flag that marks a door `mount --rpc` started (its `aria2.shutdown` unmounts).
-    static let marker = "--stop-mount-on-shutdown"
 
     /// This program's own path, so `ps` and `pgrep` show the child as
     /// `…/downloadfs rpc MOUNT`, not `/proc/self/exe rpc MOUNT`.
@@ -27,19 +25,14 @@ final class RPCChild: Sendable {
     }
 
     /// The doors `mount --rpc` started for the daemon `daemon` at
-    /// `mountpoint`: its children whose command line is `… rpc MOUNTPOINT
-    /// --stop-mount-on-shutdown …`. A door holds `MOUNT/events` open, which
-    /// makes `fusermount3 -u` answer EBUSY: `downloadfs unmount` stops them first.
+    /// `mountpoint` (`MountDoorProcess` decides from `/proc`).
     static func doors(of daemon: Int32, mountpoint: String) -> [Int32] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         return entries.compactMap { Int32($0) }.filter { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 1, Int32(fields[1]) == daemon,
-                  let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
-            let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return words.count >= 4 && words[1] == "rpc" && words[2] == mountpoint && words[3] == marker
+                  let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
+            return MountDoorProcess.isDoor(statLine: stat, commandLine: Array(commandLine), daemon: daemon,
+                                           mountpoint: mountpoint)
         }
     }
 

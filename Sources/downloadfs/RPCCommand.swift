@@ -34,7 +34,7 @@ struct RPCCommand: ParsableCommand {
 
     /// Started by `mount --rpc`: `aria2.shutdown` also unmounts (R72), by
     /// asking the daemon that started us to stop, as SIGTERM does (R3).
-    @Flag(name: .customLong(String(RPCChild.marker.dropFirst(2))), help: .private)
+    @Flag(name: .customLong(String(MountDoorProcess.marker.dropFirst(2))), help: .private)
     var stopMountOnShutdown = false
 
     /// How often the door looks whether its mount is still there.
@@ -53,13 +53,9 @@ struct RPCCommand: ParsableCommand {
         let stop: @Sendable () -> Void = { serverBox.withLock { $0 }?.stop() }
         let dispatcher = Aria2Dispatcher(mount: MountFiles(path: root), secret: secret, version: ProductVersion.current,
                                          onShutdown: { _ in
-                                             // The "OK" goes out first: the dispatcher calls this
-                                             // before it returns the reply, so the stop waits a
-                                             // moment, on another queue, as aria2c's does.
-                                             DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-                                                 if stopMount { kill(getppid(), SIGTERM) }
-                                                 stop()
-                                             }
+                                             // The server sends this call's "OK" before it closes.
+                                             if stopMount { kill(getppid(), SIGTERM) }
+                                             stop()
                                          })
         let configuration = RPCServerConfiguration(port: options.port, listenAll: options.listenAll,
                                                    allowOriginAll: options.allowOriginAll, hasSecret: secret != nil,

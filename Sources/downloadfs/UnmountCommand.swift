@@ -1,5 +1,6 @@
 import ArgumentParser
 import DownloadFS
+import DownloadFSCore
 import Foundation
 import Glibc
 
@@ -107,11 +108,11 @@ struct UnmountCommand: ParsableCommand {
         while doors.contains(where: isAlive) && Date() < deadline { usleep(20_000) }
     }
 
-    /// A zombie (exited, not yet reaped by its parent) has finished its work.
+    /// Whether `pid` still runs or still holds its files (`ProcessStat.hasEnded`).
     private func isAlive(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        guard let close = stat.lastIndex(of: ")") else { return true }
-        return !stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).flatMap(ProcessStat.init(line:))
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.count ?? 0
+        return !ProcessStat.hasEnded(stat, threads: threads)
     }
 }

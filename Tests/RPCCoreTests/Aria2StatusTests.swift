@@ -68,6 +68,24 @@ final class Aria2StatusTests: RPCTestCase {
         XCTAssertEqual(file["uris"], .array([.object(["uri": .string("http://u:***@h/a.iso"), "status": .string("used")])]))
     }
 
+    /// R72: `bitfield` from the task's byte ranges: a split download holds
+    /// pieces that are not a prefix, and a piece is set only when whole.
+    func test_bitfieldComesFromTheRangesHeld() {
+        let mib: Int64 = 1 << 20
+        let id = mount.put("http://h/a.iso", state: .downloading) {
+            $0.view.total = 10 * mib + 5
+            $0.view.downloaded = 4 * mib + 5
+            // Pieces 0, 5 (not 6: one byte short), and the short last piece 10.
+            $0.held = ByteRanges([0..<(mib + 100), 5 * mib..<(7 * mib - 1), 10 * mib..<(10 * mib + 5)])
+        }
+        let status = result("aria2.tellStatus", [gid(id)]).objectValue ?? [:]
+        XCTAssertEqual(status["numPieces"], .string("11"))
+        XCTAssertEqual(status["bitfield"], .string("8420"))
+        XCTAssertEqual(mount.rangesRead, [id])
+        _ = result("aria2.tellStatus", [gid(id), .array([.string("gid"), .string("completedLength")])])
+        XCTAssertEqual(mount.rangesRead, [id], "ranges are read only when bitfield is asked for")
+    }
+
     func test_completedFileIsInFilesUnderItsFolder() {
         let id = mount.put("http://h/a.iso", state: .completed) {
             $0.view.folder = "isos"

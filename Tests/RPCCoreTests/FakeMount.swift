@@ -15,6 +15,8 @@ final class FakeMount: MountView, Sendable {
         var view: TaskStatusView
         var mirrors: [String] = []
         var dropped: [String] = []
+        /// What `user.downloadfs.ranges` gives; nil: the downloaded bytes as a prefix, as the daemon holds them unsplit.
+        var held: ByteRanges?
         var limit: Int64 = 0
         var split: Int?
         var headers: [String] = []
@@ -29,6 +31,7 @@ final class FakeMount: MountView, Sendable {
         /// Every write the mount took, in order: `add URL…`, `ctl 3 pause`, `global pause-all`, `rm 3`.
         var writes: [String] = []
         var tableLinesRead = 0
+        var rangesRead: [Int64] = []
     }
 
     let path = "/home/u/dl"
@@ -156,6 +159,18 @@ final class FakeMount: MountView, Sendable {
     func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
         guard let task = state.withLock({ $0.tasks[id] }) else { return [] }
         return task.mirrors.filter { !task.dropped.contains($0) }
+    }
+
+    /// Reads of `ranges`, so a test sees when the dispatcher asks.
+    var rangesRead: [Int64] { state.withLock { $0.rangesRead } }
+
+    func ranges(_ id: Int64, dataFile: String) throws(MountViewError) -> ByteRanges? {
+        state.withLock { state in
+            guard let task = state.tasks[id], dataFile == TaskDirectoryNames.dataFile(ofTaskNamed: task.view.name ?? "")
+            else { return nil }
+            state.rangesRead.append(id)
+            return task.held ?? .prefix(task.view.downloaded)
+        }
     }
 
     func settings(_ id: Int64) throws(MountViewError) -> String? {

@@ -405,16 +405,44 @@ final class RPCServerTests: XCTestCase {
         XCTAssertThrowsError(try LoopbackClient(port: port))
     }
 
-    func testStopFromInsideRespondDoesNotDeadlock() throws {
+    /// `aria2.shutdown` stops the server from inside its own call: the
+    /// reply still goes out, then the server stops (R72).
+    func testStopFromInsideACallSendsItsReplyThenStops() throws {
         let box = NIOLockedValueBox<RPCServer?>(nil)
         let (server, port) = try startServer(respond: { body in
             box.withLockedValue { $0 }?.stop()
-            return body
+            return Array("OK:".utf8) + body
         })
         box.withLockedValue { $0 = server }
         let client = try LoopbackClient(port: port)
         try client.send("POST /jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n[1]")
-        _ = try? client.readResponse()
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.text, "OK:[1]")
+        try waitStopped(server)
+        XCTAssertThrowsError(try LoopbackClient(port: port))
+    }
+
+    func testStopFromInsideAWebSocketCallSendsItsReplyBeforeGoingAway() throws {
+        let box = NIOLockedValueBox<RPCServer?>(nil)
+        let (server, port) = try startServer(respond: { body in
+            box.withLockedValue { $0 }?.stop()
+            return Array("OK:".utf8) + body
+        })
+        box.withLockedValue { $0 = server }
+        let client = try LoopbackClient(port: port)
+        XCTAssertEqual(try client.webSocketHandshake().status, 101)
+        try client.sendFrame(opcode: 0x1, payload: Array("[1]".utf8))
+        let reply = try client.readFrame()
+        XCTAssertEqual(reply.opcode, 0x1)
+        XCTAssertEqual(String(decoding: reply.payload, as: UTF8.self), "OK:[1]")
+        let close = try client.readFrame()
+        XCTAssertEqual(close.opcode, 0x8)
+        XCTAssertEqual(close.payload, [0x03, 0xE9])  // 1001 going away
+        try waitStopped(server)
+    }
+
+    private func waitStopped(_ server: RPCServer) throws {
         let expectation = expectation(description: "stopped")
         DispatchQueue.global().async {
             server.waitUntilStopped()

@@ -1,8 +1,15 @@
 """Fixtures: the binary, servers to download from, and mounts that always come down."""
 
+import os
+import pwd
 import shutil
+import stat
+import subprocess
+import tempfile
 import signal
 import threading
+
+from pathlib import Path
 
 import pytest
 
@@ -47,9 +54,15 @@ def make_mount(downloadfs_bin, tmp_path, request):
     mounts = []
     request.node.downloadfs_mounts = mounts
 
-    def make(*options, start=True, state_dir=None, mountpoint=None, env=None):
-        mount = Mount(downloadfs_bin, tmp_path / f"m{len(mounts)}", options,
-                      state_dir=state_dir, mountpoint=mountpoint, env=env)
+    def make(*options, start=True, state_dir=None, mountpoint=None, env=None, user=None):
+        base = tmp_path / f"m{len(mounts)}"
+        if user is not None:
+            # pytest's tmp_path is root's alone (0700 above it): a base the user owns.
+            base = Path(tempfile.mkdtemp(prefix="downloadfs-user-"))
+            os.chown(base, user.pw_uid, user.pw_gid)
+            request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+        mount = Mount(downloadfs_bin, base, options, state_dir=state_dir, mountpoint=mountpoint, env=env,
+                      user=user)
         mounts.append(mount)
         if start:
             mount.start()
@@ -59,6 +72,29 @@ def make_mount(downloadfs_bin, tmp_path, request):
     problems = [problem for mount in reversed(mounts) if (problem := mount.teardown())]
     if problems:
         pytest.fail("the catalog is not sound after the test:\n" + "\n".join(problems))
+
+
+UNPRIVILEGED_USER = "downloadfs-test"
+
+
+@pytest.fixture(scope="session")
+def unprivileged_user():
+    """A user without privilege, for mounts as nearly everyone makes them
+    (no CAP_SYS_ADMIN: no FUSE passthrough, files/ read through the
+    daemon). Made here when missing (a system account with no home and no
+    login), with /dev/fuse 0666 as Debian ships it; needs root."""
+    if os.geteuid() != 0:
+        pytest.skip("making a mount as another user needs root")
+    try:
+        user = pwd.getpwnam(UNPRIVILEGED_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+                        "--shell", "/usr/sbin/nologin", UNPRIVILEGED_USER], check=True, timeout=30)
+        user = pwd.getpwnam(UNPRIVILEGED_USER)
+    mode = os.stat("/dev/fuse").st_mode
+    if mode & 0o006 != 0o006:
+        os.chmod("/dev/fuse", stat.S_IMODE(mode) | 0o666)
+    return user
 
 
 @pytest.fixture

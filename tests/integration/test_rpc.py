@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from support.files import KiB, content
+from support.files import KiB, MiB, content
 from support.rpc import (Endpoint, RPCProcess, call, free_port, get, get_call, gid, post, result, venv_python,
                          wait_status)
 from support.waiting import wait_until
@@ -171,6 +171,42 @@ def test_r19_r72_mirrors_are_uris_and_an_attribute_of_url(rpc, mount, faultserve
     assert uris == [first, f"http://user:***@127.0.0.1:{faultserver.port}/m2.bin"]
     plain = result(rpc, "aria2.addUri", [faultserver.add("/one.bin", size=KiB)])
     assert os.listxattr(mount.task_dir(int(plain, 16)) / "url") == []
+
+
+def _bitfield(ranges, total, piece=1 << 20):
+    """aria2's hex bitfield of `ranges` ("a-b,c-d", half-open): a piece is set when whole."""
+    held = [tuple(map(int, item.split("-"))) for item in ranges.split(",") if item]
+    pieces = (total + piece - 1) // piece
+    bits = [any(a <= p * piece and min(total, (p + 1) * piece) <= b for a, b in held) for p in range(pieces)]
+    return bytes(sum(0x80 >> i for i in range(8) if i < len(byte) and byte[i])
+                 for byte in (bits[k:k + 8] for k in range(0, pieces, 8))).hex()
+
+
+def test_r18_r72_bitfield_comes_from_the_byte_ranges_the_mount_shows(rpc, mount, faultserver):
+    """A split download holds ranges that are no prefix; the data file's
+    attribute user.downloadfs.ranges names them (answered by name, never
+    listed), and the door's bitfield is built from them."""
+    size = 16 * MiB + 3
+    url = faultserver.add("/holes.bin", size=size, seed=72, etag='"h"', throttle=2 * MiB)
+    g = result(rpc, "aria2.addUri", [url], {"split": "4"})
+    task = int(g, 16)
+    data = mount.task_dir(task) / "holes.bin"
+    # Wait until the later segments hold a whole piece each, then pause so the ranges stay.
+    wait_until(lambda: len(os.getxattr(data, "user.downloadfs.ranges").split(b",")) >= 2
+               and int(mount.status(task)["downloaded"]) >= 6 * MiB, timeout=30, what="several ranges held")
+    mount.ctl(task, "pause")
+    mount.wait_state(task, "paused", timeout=10)
+    ranges = os.getxattr(data, "user.downloadfs.ranges").decode()
+    assert not ranges.startswith("0-") or "," in ranges, ranges
+    assert "user.downloadfs.ranges" not in os.listxattr(data)
+    status = result(rpc, "aria2.tellStatus", g)
+    assert status["bitfield"] == _bitfield(ranges, size), (ranges, status["bitfield"])
+    assert status["bitfield"] != _bitfield(f"0-{int(status['completedLength'])}", size), \
+        "the ranges held are no prefix: a prefix would give another bitfield"
+    mount.ctl(task, "resume")
+    mount.wait_state(task, "completed", timeout=60)
+    assert os.getxattr(data, "user.downloadfs.ranges").decode() == f"0-{size}"
+    assert result(rpc, "aria2.tellStatus", g, ["bitfield"])["bitfield"] == _bitfield(f"0-{size}", size)
 
 
 def test_r71_a_password_is_never_shown(rpc, faultserver):

@@ -39,15 +39,18 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
         return context.folderInode(FilesPath.folder(of: folder)) ?? NodeID.files.inode
     }
 
+    /// Its place now: "" for `files/` itself (nothing to look up), else
+    /// the folder's, found by `locatedFolder`.
+    private func located() throws(Errno) -> String {
+        guard let folderInode else { return "" }
+        return try locatedFolder(folderInode).place
+    }
+
     /// A folder's place now: the one it was found under, or (a `mv` of it
     /// or of a folder above it came in between) the one `StoredEntryNames`
     /// has since; its `stat` too.
-    private func located() throws(Errno) -> (folder: String, info: stat) {
+    private func locatedFolder(_ folderInode: UInt64) throws(Errno) -> (place: String, info: stat) {
         var info = stat()
-        guard let folderInode else {
-            _ = lstat(context.state.filesDir, &info)
-            return ("", info)
-        }
         var current = folder
         for _ in 0..<2 {
             if lstat(context.state.file(current), &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
@@ -61,13 +64,13 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
     }
 
     func attributes() throws(Errno) -> FileAttributes {
-        guard folderInode != nil else {
+        guard let folderInode else {
             return context.attributes(inode, .directory, 0o755, modified: context.listings.files,
                                       attributeTimeout: KernelCacheTime.announced)
         }
         // A folder's mtime is its backing directory's, which moves with
         // every entry made or removed in it: asked afresh each time.
-        return context.attributes(inode, .directory, 0o755, modified: try located().info.st_mtim,
+        return context.attributes(inode, .directory, 0o755, modified: try locatedFolder(folderInode).info.st_mtim,
                                   attributeTimeout: KernelCacheTime.live)
     }
 
@@ -83,7 +86,7 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
     }
 
     private func find(_ name: String) throws(Errno) -> Child {
-        let path = FilesPath.join(try located().folder, name)
+        let path = FilesPath.join(try located(), name)
         if let entry = context.table.task(named: path) {
             guard entry.record.state == .completed else { throw .noEntry }
             return .task(entry)
@@ -109,7 +112,7 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
     }
 
     func list(into listing: inout DirectoryListing) throws(Errno) {
-        let here = try located().folder
+        let here = try located()
         context.table.forEachTask { task in
             guard task.state == .completed, FilesPath.folder(of: task.name) == here else { return }
             listing.append(task.fileName, inode: NodeID.finished(task.taskID).inode, isDirectory: false)
@@ -165,7 +168,7 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
     /// task's place may go: the task makes it again when it completes.
     func removeDirectory(_ name: String) throws(Errno) {
         guard case .folder(let child) = try find(name) else { throw .notDirectory }
-        let path = try child.located().folder
+        let path = try child.located()
         guard rmdir(context.state.file(path)) == 0 else { throw Errno(errno) }
         context.announceGone(child.inode, at: path)
     }
@@ -173,7 +176,7 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
     /// `mkdir` (R35), decided by the task set against every task's place
     /// (a queued task's too), made by the loop.
     func makeDirectory(_ name: String) throws(Errno) -> any Node {
-        let path = FilesPath.join(try located().folder, name)
+        let path = FilesPath.join(try located(), name)
         do { try context.loop.client.makeFolder(path) } catch { throw Errno(error) }
         context.listings.touch(queue: false, files: folder.isEmpty)
         guard case .folder(let made) = try find(name) else { throw .io }
@@ -182,14 +185,14 @@ struct FilesDirectory: DirectoryNode, UnlinkingDirectory, RenamingDirectory, Rem
 
     func rename(_ name: String, to newName: String, in target: any DirectoryNode) throws(Errno) {
         guard let target = target as? FilesDirectory else { throw .crossDevice }
-        let newPath = FilesPath.join(try target.located().folder, newName)
+        let newPath = FilesPath.join(try target.located(), newName)
         switch try find(name) {
         case .task(let entry):
             do { try context.loop.client.rename(entry.id, to: newPath) } catch { throw Errno(error) }
         case .plain(let file):
             try file.rename(to: newPath)
         case .folder(let child):
-            let path = try child.located().folder
+            let path = try child.located()
             if newPath == path { return }
             do { try context.loop.client.renameFile(path, to: newPath, isFolder: true) } catch { throw Errno(error) }
             context.storedNames.renamed(child.folderInode ?? 0, to: newPath)

@@ -43,13 +43,22 @@ struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
 
     func extendedAttribute(_ name: String) throws(Errno) -> [UInt8] {
         let entry = try context.task(id)
+        if name == TaskDirectoryNames.rangesAttribute { return Array(Self.held(entry).encoded.utf8) }
         guard entry.record.state == .completed else { throw .noAttribute }
         return try OriginAttributes(entry.record).value(name)
     }
 
+    /// `rangesAttribute` is answered by name and never listed, as `wait`
+    /// is: `cp -a` and `rsync -X` of the data file do not copy it.
     func extendedAttributeNames() throws(Errno) -> [String] {
         let entry = try context.task(id)
         guard entry.record.state == .completed else { return [] }
         return OriginAttributes(entry.record).names
+    }
+
+    /// The bytes the task holds: the engine's view while it downloads, the
+    /// committed ranges otherwise, the whole file once completed.
+    private static func held(_ entry: TaskEntry) -> ByteRanges {
+        entry.record.state == .completed ? .prefix(entry.record.downloaded) : entry.held.ranges
     }
 }

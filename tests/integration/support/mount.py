@@ -14,6 +14,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -82,8 +83,11 @@ def read_with_timeout(path, timeout=3.0, binary=False):
 class Mount:
     """One mountpoint + state dir and the daemon runs over them."""
 
-    def __init__(self, binary, base, options=(), state_dir=None, mountpoint=None, env=None):
+    def __init__(self, binary, base, options=(), state_dir=None, mountpoint=None, env=None, user=None):
         self.binary = Path(binary)
+        # A `pwd` entry: the daemon runs as that user (a mount made without
+        # privilege, as nearly every user makes one), else as we run.
+        self.user = user
         self.base = Path(base)
         self.base.mkdir(parents=True, exist_ok=True)
         self.mp = Path(mountpoint) if mountpoint else self.base / "mnt"
@@ -125,12 +129,17 @@ class Mount:
             self.mp.mkdir(parents=True)
         except FileExistsError:  # also what a dead mount answers
             pass
+        if self.user is not None and self.base in self.mp.parents:
+            os.chown(self.mp, self.user.pw_uid, self.user.pw_gid)
         log_path = self.base / f"daemon.{len(self.runs) + 1}.log"
         self.runs.append(log_path)
         with open(log_path, "wb") as log:
+            as_user = {} if self.user is None else {
+                "user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": [],
+                "env": {**(self.environ() or os.environ), "HOME": self.user.pw_dir, "USER": self.user.pw_name}}
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, start_new_session=True,
-                                         env=self.environ())
+                                         **({"env": self.environ()} | as_user))
         wait_until(lambda: self.proc.poll() is not None or self.ready(), timeout,
                    f"mount at {self.mp} to be ready")
         if self.proc.poll() is not None:
@@ -151,6 +160,11 @@ class Mount:
         """Mounted and answering. `stat` alone is not enough: the kernel
         answers it for a dead mount's root and cached names from its caches,
         while opening a directory always reaches the daemon."""
+        if self.user is not None:
+            # A mount without allow_other answers its owner alone, root included.
+            return mounted_in_table(self.mp) and self.as_user(
+                "import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)); "
+                "sys.exit(not os.path.isdir(sys.argv[1] + '/queue'))", str(self.mp)).returncode == 0
         if not (os.path.ismount(self.mp) and os.path.isdir(self.mp / "queue")):
             return False
         try:
@@ -158,6 +172,11 @@ class Mount:
         except OSError:
             return False
         return True
+
+    def as_user(self, script, *args, timeout=60):
+        """Runs a Python `script` as the mount's user (`user=`); its CompletedProcess."""
+        return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
+                              timeout=timeout, user=self.user.pw_uid, group=self.user.pw_gid, extra_groups=[])
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None

@@ -1,0 +1,25 @@
+/// How `mount --rpc` knows its aria2 door among the machine's processes
+/// (R70): the door is a child of the daemon whose command line is
+/// `PROGRAM rpc MOUNTPOINT --stop-mount-on-shutdown …`. `downloadfs
+/// unmount` stops those doors first, since a door holds `MOUNT/events`
+/// open and `fusermount3 -u` would answer EBUSY. Decided here from what
+/// `/proc` shows, so a unit test reaches it; the shell only reads `/proc`.
+public enum MountDoorProcess {
+    /// The flag that marks a door `mount --rpc` started (its `aria2.shutdown` unmounts).
+    public static let marker = "--stop-mount-on-shutdown"
+
+    /// The door's arguments (after the program): `rpc MOUNTPOINT --stop-mount-on-shutdown OPTIONS…`.
+    public static func arguments(mountpoint: String, options: [String]) -> [String] {
+        ["rpc", mountpoint, marker] + options
+    }
+
+    /// Whether a process is `daemon`'s door for `mountpoint`, from its
+    /// `/proc/PID/stat` line and its `/proc/PID/cmdline` (NUL-separated).
+    public static func isDoor(statLine: String, commandLine: [UInt8], daemon: Int32, mountpoint: String) -> Bool {
+        guard ProcessStat(line: statLine)?.parent == daemon else { return false }
+        let words = commandLine.split(separator: 0, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        return words.count >= 4 && Array(words[1...3]) == arguments(mountpoint: mountpoint, options: [])
+    }
+
+}

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+#   many    1,000 files of 64 KiB with 16 active (`mount --max-active 16`):
+#           wall time from the write of the list to queue/new until all 1,000
+#           are in files/, against "curl+sync" (SPEC §9: what R51 asks of
+#           any downloader done the naive way): `curl -Z --parallel-max 16`
+#           into a temp dir, then each file fdatasync'd and renamed into
+#           place, 16 threads at a time, timed as one wall by helper.py (from
+#           curl's start, after Python's); against plain `curl -Z
+#           --parallel-max 16`, which makes nothing durable; and, shown
+#           only, `wget2 --max-threads=16` and `aria2c -j16 -i` over the same
+#           list. Targets: <= 0.75x curl+sync and <= 1.5x curl.
+
+# wall_of COMMAND...: the seconds a quiet COMMAND took (time's own line is the last).
+wall_of() { { /usr/bin/time -f "%e" timeout 300 "$@"; } 2>&1 | tail -1; }
+# many_curl DIR: the words of curl fetching the many part's list into DIR.
+many_curl() { many_words=(curl -sf -Z --parallel-max 16 --output-dir "$1" --remote-name-all -K "$work/many.curl"); }
+
+part_many() {
+  echo; echo "== many: 1,000 files of 64 KiB, 16 at a time, $rounds rounds"
+  local n=1000 out dir tools=(downloadfs curl curl+sync) r i tool t list="$work/many.list" got many_words
+  have wget2 && tools+=(wget2)
+  have aria2c && tools+=(aria2c)
+  if [ ! -e "$work/www/many/f0000.bin" ]; then
+    head -c $((n * 64 * 1024)) /dev/urandom | split -b 64K -d -a 4 --additional-suffix=.bin - "$work/www/many/f"
+    chmod 644 "$work/www/many/"*
+  fi
+  for ((i = 0; i < n; i++)); do printf '%s/many/f%04d.bin\n' "$base" "$i"; done > "$list"
+  sed 's/^/url = /' "$list" > "$work/many.curl"
+  declare -A walls
+  # Nothing is deleted until the script ends: on ext4 without a journal (this
+  # VM's) every inode freed in the last minutes is skipped, one by one, by
+  # each new file's inode allocation, which would tax whoever runs next.
+  for ((r = 0; r < rounds; r++)); do
+    for ((i = 0; i < ${#tools[@]}; i++)); do
+      tool=${tools[$(((i + r) % ${#tools[@]}))]}
+      out="$work/keep/many-$tool-$r"; mkdir -p "$out"; timeout 120 sync
+      dir=$out
+      case $tool in
+        downloadfs)
+          mount_fs "$work/many-mnt" "$out/state" --max-active 16
+          t=$(timeout 300 python3 "$helper" fill "$work/many-mnt" "$list" "$n" 240) || { echo "downloadfs: not all files arrived" >&2; exit 1; }
+          unmount_fs "$work/many-mnt"
+          dir=$out/state/files
+          ;;
+        curl) many_curl "$out"; t=$(wall_of "${many_words[@]}") ;;
+        curl+sync)
+          mkdir -p "$out/got"
+          many_curl "$out/got"
+          t=$(timeout 300 python3 "$helper" syncmove "$out/got" "$out/files" 16 -- "${many_words[@]}")
+          dir=$out/files
+          ;;
+        wget2) t=$(wall_of wget2 -q --max-threads=16 -P "$out" -i "$list") ;;
+        aria2c) t=$(wall_of aria2c -q -j16 -d "$out" -i "$list") ;;
+      esac
+      got=$(find "$dir" -type f -size 64k | wc -l)
+      [ "$got" = "$n" ] || { echo "$tool: $got of $n files" >&2; exit 1; }
+      walls[$tool]+=" $t"
+    done
+  done
+  declare -A wall
+  printf '%-11s %9s %9s   %s\n' tool "wall s" "files/s" "(medians; walls of each round)"
+  for tool in "${tools[@]}"; do
+    # shellcheck disable=SC2086
+    wall[$tool]=$(median ${walls[$tool]})
+    printf '%-11s %9.2f %9.0f   %s\n' "$tool" "${wall[$tool]}" "$(calc "$n / ${wall[$tool]}")" "${walls[$tool]# }"
+  done
+  verdict "many: wall downloadfs / curl+sync" "$(calc "${wall[downloadfs]} / ${wall[curl+sync]}")" "<=" 0.75
+  verdict "many: wall downloadfs / curl" "$(calc "${wall[downloadfs]} / ${wall[curl]}")" "<=" 1.50
+  note "curl+sync / curl" "$(calc "${wall[curl+sync]} / ${wall[curl]}")"
+  [ -n "${wall[wget2]:-}" ] && note "wget2 / curl" "$(calc "${wall[wget2]} / ${wall[curl]}")"
+  [ -n "${wall[aria2c]:-}" ] && note "aria2c / curl" "$(calc "${wall[aria2c]} / ${wall[curl]}")"
+  return 0
+}
+

@@ -1,0 +1,91 @@
+"""A mount made without privilege, as nearly every user makes one (issue
+27, §9 reads): no CAP_SYS_ADMIN means no FUSE passthrough, so every read of
+files/ comes through the daemon (its splice path). CI runs as root, where
+the kernel reads finished files itself; these tests run the daemon as a
+user of its own so that path is exercised too.
+
+A mount without allow_other answers its owner alone (root included), so
+everything on the mount is done by scripts run as that user."""
+
+import hashlib
+import json
+
+from support.files import MiB, content
+from support.waiting import wait_until
+
+# Run as the mount's user: adds URL, waits for it (deadline), then reads the
+# finished file every way a program does and prints what each read gave.
+_DOWNLOAD_AND_READ = r"""
+import hashlib, json, mmap, os, sys, time
+mnt, url, name, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+with open(f"{mnt}/queue/new", "r+") as new:
+    new.write(url + "\n")
+    new.flush()
+    new.seek(0)
+    task = new.read().split()[0]
+deadline = time.monotonic() + 60
+while True:
+    status = open(f"{mnt}/queue/{task}/status").read()
+    state = next(line[len("state: "):] for line in status.splitlines() if line.startswith("state: "))
+    if state in ("completed", "failed"):
+        break
+    if time.monotonic() > deadline:
+        sys.exit(f"still {state} after 60 s")
+    time.sleep(0.05)
+path = f"{mnt}/files/{name}"
+digest = lambda data: hashlib.sha256(data).hexdigest()
+out = {"state": state, "uid": os.stat(path).st_uid}
+with open(path, "rb", buffering=0) as f:
+    out["whole"] = digest(f.read())
+    blocks = []
+    f.seek(0)
+    while chunk := f.read(MiB := 1 << 20):
+        blocks.append(chunk)
+    out["blocks"] = digest(b"".join(blocks))
+    # Reads at places out of order, across request boundaries.
+    out["pread"] = [digest(os.pread(f.fileno(), n, at)) for at, n in
+                    ((size - 5000, 5000), (131071, 2), (3 * (1 << 20) - 7, 300000), (0, 1))]
+    with mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ) as mapped:
+        out["mmap"] = digest(mapped[1 << 20: 2 << 20])
+out["again"] = digest(open(path, "rb").read())
+print(json.dumps(out))
+"""
+
+
+def test_files_read_through_the_daemon_for_a_user_without_privilege(make_mount, unprivileged_user, nginx,
+                                                                     nginx_file):
+    size = 9 * MiB + 123
+    name, digest = nginx_file("unprivileged.bin", size, seed=27)
+    mount = make_mount(user=unprivileged_user)
+    log = wait_until(lambda: (text := mount.output()) and "files/ is read" in text and text,
+                     timeout=10, what="the daemon to log how files/ is read")
+    assert "files/ is read through the daemon: " in log, log
+    run = mount.as_user(_DOWNLOAD_AND_READ, str(mount.mp), nginx.url("/" + name), name, str(size), timeout=90)
+    assert run.returncode == 0, run.stderr + mount.as_user("import sys; print(open(sys.argv[1]).read())",
+                                                           str(mount.mp / "log")).stdout
+    got = json.loads(run.stdout)
+    expected = content(27, size)
+    assert got["state"] == "completed"
+    assert got["uid"] == unprivileged_user.pw_uid
+    assert got["whole"] == digest
+    assert got["blocks"] == digest
+    assert got["again"] == digest, "a second read (from the kernel's cache) must give the same bytes"
+    assert got["pread"] == [hashlib.sha256(expected[at:at + n]).hexdigest() for at, n in
+                            ((size - 5000, 5000), (131071, 2), (3 * MiB - 7, 300000), (0, 1))]
+    assert got["mmap"] == hashlib.sha256(expected[MiB:2 * MiB]).hexdigest()
+    # The daemon ran as the user: its state dir and finished file are the user's.
+    assert (mount.state / "files" / name).stat().st_uid == unprivileged_user.pw_uid
+
+
+def test_a_user_without_privilege_alone_reaches_the_mount(make_mount, unprivileged_user):
+    """R6 as a normal user makes it: the mount is the user's (no
+    allow_other), so even root is refused, and the user gets every file."""
+    mount = make_mount(user=unprivileged_user)
+    run = mount.as_user("import os, sys; print(sorted(os.listdir(sys.argv[1])))", str(mount.mp))
+    assert run.returncode == 0, run.stderr
+    assert "'files'" in run.stdout and "'queue'" in run.stdout
+    try:
+        listing = mount.mp.joinpath("queue").exists()
+    except PermissionError:
+        listing = False
+    assert not listing, "a mount without allow_other must refuse other users, root included"
