@@ -128,9 +128,8 @@ public struct TaskIndex: Sendable {
         let id = task.taskID
         switch task.state {
         case .queued: queued.insert(id)
-        case .downloading: running.insert(id)
         case .retrying: retrying.insert(id)
-        default: break
+        default: if task.state.holdsSlot { running.insert(id) }
         }
         if task.state == .queued || task.state.isRunning {
             line[id] = SchedulableTask(task)
