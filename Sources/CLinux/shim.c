@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 #include "CLinux.h"
 
 int clinux_rename_noreplace(const char *from, const char *to) {
@@ -39,3 +40,13 @@ int clinux_set_xattr(const char *path, const char *name, const void *value, size
 int clinux_remove_xattr(const char *path, const char *name) {
     return lremovexattr(path, name);
 }
+
+int clinux_start_writeback(int fd) {
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+int clinux_wait_writeback(int fd) {
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+}
+
+int clinux_syncfs(int fd) { return syncfs(fd); }

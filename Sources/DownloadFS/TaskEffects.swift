@@ -26,6 +26,8 @@ final class TaskEffects {
     var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?, _ forgotten: Bool) -> Void)?
     /// Only tasks that have transferred or been read in this mount have one.
     private var lives: [Int64: LiveProgress] = [:]
+    /// The turn's moves into files/, handed to the workers as one job (`startWork`).
+    private var moves: [TaskWorkers.Move] = []
 
     init(state: StateDirectory, table: TaskTable, waits: WaitRegistry, log: EventLog, onComplete: String?,
          report: @escaping @Sendable (Int64, TaskEvent) -> Void) {
@@ -159,15 +161,24 @@ final class TaskEffects {
                 report(id, .verified(serial: serial, result: result))
             }
         case .finalize(let serial, let name):
-            workers.finalize(id, name: name, lastModified: task.lastModified, origin: OriginAttributes(task),
-                             isTaken: { [table] in table.task(named: $0).map { $0.id != id } ?? false }) { [report] result in
+            moves.append(TaskWorkers.Move(id: id, name: name, lastModified: task.lastModified,
+                                          origin: OriginAttributes(task)) { [report] result in
                 report(id, .finalized(serial: serial, result: result))
-            }
+            })
         case .wake(let text):
             waits.wake(id, text)
         case .runHook:
             hooks?.run(id: id, name: task.fileName, path: state.file(task.name), url: task.url)
         }
+    }
+
+    /// Hands the work the turn's effects gathered to the workers: its moves
+    /// into files/ as one job (a group of files flushed together finishes
+    /// together, and shares the next commit).
+    func startWork() {
+        guard !moves.isEmpty else { return }
+        workers.finalize(moves) { [table] name, id in table.task(named: name).map { $0.id != id } ?? false }
+        moves = []
     }
 
     /// Starts an attempt of `task` in the engine; `readsOnly`: one that

@@ -194,6 +194,7 @@ final class TaskLoop: @unchecked Sendable {
             effects.shown(id, was: old, is: set.tasks[id], forgotten: forgotten.contains(id))
         }
         for (id, effect, task) in turn.effects { effects.carryOut(effect, id: id, task: task, in: set) }
+        effects.startWork()
         effects.tellEngine(turn)
         if !turn.changes.isEmpty { onChanges?(turn.changes) }
         for (token, reply) in turn.replies { replies.answer(token, .success(reply)) }

@@ -23,7 +23,16 @@ final class TaskWorkers: Sendable {
         }
     }
 
-    /// Moves STATE/partial/<id> to STATE/files/<name> without replacing a
+    /// One whole file to move into files/ (`finalize`), and where its result goes.
+    struct Move: Sendable {
+        let id: Int64
+        let name: String
+        let lastModified: String?
+        let origin: OriginAttributes
+        let report: @Sendable (FinalizeResult) -> Void
+    }
+
+    /// Moves each STATE/partial/<id> to STATE/files/<name> without replacing a
     /// file there (a name taken meanwhile gets ` (1)`, … as R17 says), with
     /// the server's Last-Modified as mtime (R40), the origin attributes
     /// stored on it (R41, R42: they stay with the file when nothing is
@@ -37,35 +46,44 @@ final class TaskWorkers: Sendable {
     /// writable for the next attempt. A filesystem that refuses user
     /// attributes (ENOTSUP) leaves the file without them; the mount still
     /// shows the task's from its record.
-    func finalize(_ id: Int64, name: String, lastModified: String?, origin: OriginAttributes,
-                  isTaken: @escaping @Sendable (String) -> Bool,
-                  then report: @escaping @Sendable (FinalizeResult) -> Void) {
+    ///
+    /// The moves of one turn (a group of files flushed together) are one
+    /// job, reported together, so their completions share the loop's next
+    /// turn and commit; a queue per file cost a thread's wake-up each.
+    /// `isTaken(name, id)`: another task than `id` has `name`.
+    func finalize(_ moves: [Move], isTaken: @escaping @Sendable (String, Int64) -> Bool) {
         let state = state
         run {
-            let source = state.partial(id)
-            let modified = lastModified.flatMap(HeaderValue.httpDate) ?? Date()
-            let seconds = Int(modified.timeIntervalSince1970)
-            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
-            utimensat(AT_FDCWD, source, &times, 0)
-            _ = origin.store(on: source)
-            var chosen = name
-            var moved = false
-            for _ in 0..<1000 {
-                // Its folder (R35), made again if an `rmdir` took it meanwhile.
-                do throws(FolderBlockedError) { try state.makeFolders(for: chosen) } catch { return report(.failed(error.message)) }
-                if !isTaken(chosen), clinux_rename_noreplace(source, state.file(chosen)) == 0 {
-                    moved = true
-                    break
-                }
-                guard errno == EEXIST || errno == ENOENT && access(source, F_OK) == 0 || isTaken(chosen) else {
-                    return report(.failed(String(cString: strerror(errno))))
-                }
-                chosen = FileName.unique(name) { isTaken($0) || access(state.file($0), F_OK) == 0 }
-            }
-            guard moved else { return report(.failed("no free name for \(name)")) }
-            chmod(state.file(chosen), 0o444)
-            report(.moved(name: chosen))
+            let results = moves.map { move in Self.move(move, in: state) { isTaken($0, move.id) } }
+            for (move, result) in zip(moves, results) { move.report(result) }
         }
+    }
+
+    private static func move(_ move: Move, in state: StateDirectory, isTaken: (String) -> Bool) -> FinalizeResult {
+        let (id, name, lastModified, origin) = (move.id, move.name, move.lastModified, move.origin)
+        let source = state.partial(id)
+        let modified = lastModified.flatMap(HeaderValue.httpDate) ?? Date()
+        let seconds = Int(modified.timeIntervalSince1970)
+        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        utimensat(AT_FDCWD, source, &times, 0)
+        _ = origin.store(on: source)
+        var chosen = name
+        var moved = false
+        for _ in 0..<1000 {
+            // Its folder (R35), made again if an `rmdir` took it meanwhile.
+            do throws(FolderBlockedError) { try state.makeFolders(for: chosen) } catch { return .failed(error.message) }
+            if !isTaken(chosen), clinux_rename_noreplace(source, state.file(chosen)) == 0 {
+                moved = true
+                break
+            }
+            guard errno == EEXIST || errno == ENOENT && access(source, F_OK) == 0 || isTaken(chosen) else {
+                return .failed(String(cString: strerror(errno)))
+            }
+            chosen = FileName.unique(name) { isTaken($0) || access(state.file($0), F_OK) == 0 }
+        }
+        guard moved else { return .failed("no free name for \(name)") }
+        chmod(state.file(chosen), 0o444)
+        return .moved(name: chosen)
     }
 
     /// Each job on a queue of its own, which targets the overcommitting

@@ -10,8 +10,9 @@ public enum AttemptPhase: Sendable, Equatable {
     case transferring
     /// A stop was asked (pause, requeue); the engine has not reported it yet.
     case stopping(StopReason)
-    /// Every byte is in; the engine makes the file durable (R51) before it
-    /// reports the attempt finished.
+    /// Every byte is in and the task is `verifying`, out of its slot; the
+    /// engine makes the file durable (R51, with a group of others) before
+    /// it reports the attempt finished.
     case syncing
     /// The whole file, durable and verified, is being moved into
     /// STATE/files (R42, R43); it shows in files/ once that is committed.

@@ -1,6 +1,7 @@
 /// Decides which tasks run (R16, R30 `start`/`top`, R31 `max-active`); pure.
 ///
-/// Running means occupying a slot: `downloading` or `verifying`. Only `queued`
+/// Running means occupying a slot: `downloading` (`TaskState.holdsSlot`; a
+/// `verifying` task has every byte and holds none). Only `queued`
 /// tasks are started automatically, first by position then by id, so a paused,
 /// retrying, failed or completed task is never picked up by itself. Demotion
 /// only ever touches `downloading` tasks: a checksum being verified finishes.
@@ -8,14 +9,14 @@ public enum Scheduler {
     /// Fills free slots with the lowest-position queued tasks; over the limit, demotes the most recently started downloads.
     public static func plan(_ tasks: [SchedulableTask], maxActive: Int) -> SchedulePlan {
         let limit = max(0, maxActive)
-        let running = tasks.filter { $0.state.isRunning }.count
+        let running = tasks.filter { $0.state.holdsSlot }.count
         if running < limit {
             let waiting = tasks.filter { $0.state == .queued }.sorted(by: lineOrder)
             return SchedulePlan(start: waiting.prefix(limit - running).map(\.id))
         }
         // Tasks on their way out keep their slots until they are out, and
         // already count as gone for the excess.
-        let staying = running - tasks.filter { $0.state.isRunning && $0.leaving }.count
+        let staying = running - tasks.filter { $0.state.holdsSlot && $0.leaving }.count
         if staying > limit {
             let newestFirst = tasks.filter { $0.state == .downloading && !$0.leaving }.sorted { a, b in
                 let sa = a.startedAt ?? .infinity
@@ -36,7 +37,7 @@ public enum Scheduler {
               [.queued, .paused, .failed, .retrying].contains(task.state) else {
             return .nothing
         }
-        let running = tasks.filter { $0.state.isRunning }.count
+        let running = tasks.filter { $0.state.holdsSlot }.count
         if running < max(0, maxActive) {
             return SchedulePlan(start: [id])
         }

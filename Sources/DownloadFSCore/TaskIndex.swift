@@ -21,7 +21,7 @@ public struct TaskIndex: Sendable {
     private var sharedURLs: [String: Set<Int64>] = [:]
     /// Waiting for a slot.
     public private(set) var queued: Set<Int64> = []
-    /// Holding a slot (`downloading` or `verifying`).
+    /// Holding a slot (`downloading`, `TaskState.holdsSlot`).
     public private(set) var running: Set<Int64> = []
     /// Waiting out a back-off.
     public private(set) var retrying: Set<Int64> = []
@@ -128,9 +128,8 @@ public struct TaskIndex: Sendable {
         let id = task.taskID
         switch task.state {
         case .queued: queued.insert(id)
-        case .downloading, .verifying: running.insert(id)
         case .retrying: retrying.insert(id)
-        default: break
+        default: if task.state.holdsSlot { running.insert(id) }
         }
         if task.state == .queued || task.state.isRunning {
             line[id] = SchedulableTask(task)
@@ -185,7 +184,8 @@ public struct TaskIndex: Sendable {
         return nil
     }
 
-    /// Queued, running and retrying tasks: what scheduling and limits look at.
+    /// Queued, downloading and retrying tasks: what scheduling and limits
+    /// look at (a verifying task has every byte and holds no slot).
     public var inFlight: [DownloadTask] {
         (queued.union(running).union(retrying)).compactMap { store[$0] }
     }

@@ -75,6 +75,9 @@ public struct TaskMachine: Sendable {
             responded(&step, response: response, decision: decision, name: name)
         case .syncing(let serial):
             guard isCurrent(task, serial), task.phase == .transferring else { return step }
+            // Every byte is in: the task gives its slot to the next one
+            // while its file waits for its group's flush (R16, R51).
+            try move(&step, to: .verifying)
             step.task.phase = .syncing
         case .checkpointed(let serial, let ranges):
             guard isCurrent(task, serial) || task.reading == serial else { return step }
@@ -327,7 +330,8 @@ public struct TaskMachine: Sendable {
             step.task.downloaded = bytes
             step.task.total = total ?? bytes
             if let checksum = step.task.options.checksum {
-                try move(&step, to: .verifying, log: "verifying \(checksum.algorithm.rawValue)")
+                if step.task.state != .verifying { try move(&step, to: .verifying) }
+                step.log.append("verifying \(checksum.algorithm.rawValue)")
                 step.effects.append(.verify(serial: step.task.serial, checksum: checksum))
             } else {
                 step.task.phase = .movingIn

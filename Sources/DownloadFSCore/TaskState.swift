@@ -22,10 +22,17 @@ public enum TaskState: String, Sendable, CaseIterable, Codable {
         self == .completed || self == .failed
     }
 
-    /// True when the task occupies one of the `max-active` slots (`downloading` or `verifying`).
+    /// True when the task has started and not yet ended (`downloading` or
+    /// `verifying`): a mount puts it back in line (R50).
     public var isRunning: Bool {
         self == .downloading || self == .verifying
     }
+
+    /// True when the task occupies one of the `max-active` slots (R16): only
+    /// while it downloads. A task whose bytes are all in is `verifying` —
+    /// waiting for its group's flush (R51), its checksum (R56) or its move
+    /// into files/ — and lets the next one download meanwhile.
+    public var holdsSlot: Bool { self == .downloading }
 
     /// Waiting for a slot, holding one, or waiting out a back-off: what
     /// scheduling and speed limits are about (not paused, completed or failed).

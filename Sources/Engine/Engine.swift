@@ -13,7 +13,7 @@ import Glibc
 /// means is decided by the daemon's controller and the pure core.
 public final class Engine: @unchecked Sendable {
     enum Command: Sendable {
-        case start(TransferRequest, serial: UInt64, live: LiveProgress)
+        case start(TransferRequest, serial: UInt64, live: LiveProgress, file: Result<DataFile, TransferFailure>)
         case stop(Int64)
         case limit(Int64, Int64)
         case split(Int64, SplitPolicy)
@@ -23,6 +23,9 @@ public final class Engine: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let commands = Inbox<Command>()
+    /// Every command passes through it, in order; a start's data file is
+    /// opened there (`DataFile`), off the engine thread.
+    private let opener = DispatchQueue(label: "downloadfs.open")
     private let checkpointer: Checkpointer
     private let delegate: EngineDelegate
     private var thread: Thread?
@@ -71,7 +74,10 @@ public final class Engine: @unchecked Sendable {
     // MARK: - commands (any thread)
 
     public func start(_ request: TransferRequest, serial: UInt64, live: LiveProgress) {
-        send(.start(request, serial: serial, live: live))
+        opener.async { [self] in
+            let file = Result { () throws(TransferFailure) in try DataFile.open(for: request) }
+            put(.start(request, serial: serial, live: live, file: file))
+        }
     }
 
     /// Stops a task's transfers; the outcome is reported as `.stopped` after a flush.
@@ -92,7 +98,13 @@ public final class Engine: @unchecked Sendable {
         checkpointer.drain()
     }
 
+    /// Queues `command` behind any start whose file is being opened, so
+    /// commands reach the engine thread in the order they were sent.
     private func send(_ command: Command) {
+        opener.async { [self] in put(command) }
+    }
+
+    private func put(_ command: Command) {
         if commands.put(command) { curl_multi_wakeup(multi) }
     }
 
@@ -128,17 +140,21 @@ public final class Engine: @unchecked Sendable {
 
     private func handle(_ command: Command) {
         switch command {
-        case .start(let request, let serial, let live):
-            if let old = downloads.removeValue(forKey: request.id) { old.stop() }
-            do {
-                let download = try TaskDownload(request: request, serial: serial, live: live, multi: multi,
-                                                slots: slots, readerSlots: readerSlots, trust: trust, checkpointer: checkpointer,
-                                                delegate: delegate)
+        case .start(let request, let serial, let live, let file):
+            let replaced = downloads.removeValue(forKey: request.id)
+            replaced?.stop()
+            switch file {
+            case .success(let file):
+                // The attempt it replaces wrote what it had staged just now.
+                if replaced != nil { file.cutAgain() }
+                let download = TaskDownload(request: request, file: file, serial: serial, live: live, multi: multi,
+                                            slots: slots, readerSlots: readerSlots, trust: trust,
+                                            checkpointer: checkpointer, delegate: delegate)
                 downloads[request.id] = download
                 download.start()
-            } catch {
+            case .failure(let failure):
                 delegate.transferFinished(request.id, serial: serial,
-                                          outcome: .failed(error, ranges: request.ranges, receivedData: false))
+                                          outcome: .failed(failure, ranges: request.ranges, receivedData: false))
             }
         case .stop(let id):
             downloads.removeValue(forKey: id)?.stop()

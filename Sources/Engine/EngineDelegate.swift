@@ -1,8 +1,9 @@
 import DownloadFSCore
 
-/// Receives what happens to transfers. Called on the engine thread (started)
-/// or the checkpointer thread (checkpointed, finished) — never both at once
-/// for one transfer, and in order per transfer. Must not block: hand slow work
+/// Receives what happens to transfers. Called on the engine thread (started),
+/// a checkpointer lane (checkpointed, finished) or the group flusher's thread
+/// (a whole file's finished) — never two at once for one transfer, and in
+/// order per transfer. Must not block: hand slow work
 /// (SQLite, renames) to a queue of your own.
 ///
 /// `serial` identifies the attempt; a report for an attempt that is no longer

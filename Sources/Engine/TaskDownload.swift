@@ -95,11 +95,11 @@ final class TaskDownload {
     private var outcome: TransferOutcome?
     private(set) var finished = false
 
-    /// Opens the data file and plans the attempt. Throws the failure to
-    /// report when the file cannot be opened.
-    init(request: TransferRequest, serial: UInt64, live: LiveProgress, multi: UnsafeMutableRawPointer,
+    /// Plans the attempt on its data file `file` (opened by `DataFile.open`),
+    /// which it owns from now on.
+    init(request: TransferRequest, file: DataFile, serial: UInt64, live: LiveProgress, multi: UnsafeMutableRawPointer,
          slots: HostSlots, readerSlots: HostSlots, trust: TLSTrust, checkpointer: Checkpointer,
-         delegate: EngineDelegate) throws(TransferFailure) {
+         delegate: EngineDelegate) {
         self.request = request
         self.trust = trust
         self.serial = serial
@@ -112,35 +112,18 @@ final class TaskDownload {
         hosts = urls.map(HostKey.of)
         mirrors = MirrorSet(count: urls.count, retry: request.retry)
         random = SplitMix64(seed: UInt64(bitPattern: request.id) &* 0x9E37_79B9 ^ serial)
-        // FTP fetches one range to the end (REST): only a prefix is of use.
-        let held = request.isFTP ? ByteRanges.prefix(request.ranges.prefixEnd) : request.ranges
-        // Unknown size: the file ends where the trusted bytes end (R51).
-        // With none trusted, O_TRUNC says so at the open (free for a file
-        // the open creates) instead of an ftruncate per new task.
-        let cut = request.known.total == nil ? held.prefixEnd : nil
-        let fd = Glibc.open(request.partialPath, O_WRONLY | O_CREAT | O_CLOEXEC | (cut == 0 ? O_TRUNC : 0), 0o644)
-        guard fd >= 0 else { throw Self.writeFailure(errno) }
-        self.fd = fd
+        fd = file.fd
         known = request.known
         policy = request.split
-        attempt = SegmentedAttempt(total: request.known.total, held: held,
+        attempt = SegmentedAttempt(total: request.known.total, held: request.held,
                                    split: request.isFTP ? 1 : request.split.current(runningFor: 0, bytesPerSecond: 0),
                                    minimumSegment: request.split.minimumSegment, readsOnly: request.readsOnly)
-        if let cut, cut > 0, ftruncate(fd, off_t(cut)) != 0 {
-            let err = errno
-            close(fd)
-            throw Self.writeFailure(err)
-        }
         lane = checkpointer.lane()
         sync = SyncProgress(held: attempt.written, wake: checkpointer.wake)
         lastCheckpointCount = attempt.written.count
         lastCheckpointTime = MonotonicClock.now()
         live.show(attempt.written)
         live.resetSpeed()
-    }
-
-    private static func writeFailure(_ err: Int32) -> TransferFailure {
-        .writeError(errno: err, message: String(cString: strerror(err)))
     }
 
     // MARK: - the engine's calls (outside curl's callbacks)
@@ -609,7 +592,7 @@ final class TaskDownload {
     /// The data file could not be written or synced: the attempt ends, and
     /// only the last checkpoint that succeeded is trusted (R51, R54).
     private func endWithWriteError(_ err: Int32) {
-        end(.failed(Self.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
+        end(.failed(DataFile.writeFailure(err), ranges: sync.committed, receivedData: receivedData))
     }
 
     /// The attempt is decided: every connection is dropped.
@@ -704,8 +687,9 @@ final class TaskDownload {
         }
     }
 
-    /// Hands the descriptor to the checkpointer: it is synced and closed, and
-    /// only then is the outcome reported (after any earlier checkpoint).
+    /// Hands the descriptor to the checkpointer: it is synced (a whole file
+    /// with its group) and closed, and only then is the outcome reported
+    /// (after any earlier checkpoint).
     private func finish(_ outcome: TransferOutcome) {
         finished = true
         live.connections.store(0, ordering: .relaxed)
@@ -715,8 +699,7 @@ final class TaskDownload {
                 + "\(Units.bytes(attempt.handedOver)) to faster ones; \(Units.bytes(discarded)) received past "
                 + "where connections were told to stop was thrown away")
         }
-        if case .completed = outcome { delegate.transferSyncing(id, serial: serial) }
-        lane.sync(fd) { err in
+        let report: @Sendable (Int32) -> Void = { err in
             var outcome = outcome
             // Any failed sync of this attempt, this one or an earlier
             // checkpoint's, leaves only the last successful checkpoint
@@ -726,6 +709,15 @@ final class TaskDownload {
                                   ranges: sync.committed, receivedData: false)
             }
             delegate.transferFinished(id, serial: serial, outcome: outcome)
+        }
+        // A whole file waits for its group's flush out of its slot (the
+        // loop shows it `verifying`); a stopped or failed one is synced
+        // alone, as its count must be before it is shown (R51).
+        if case .completed = outcome {
+            delegate.transferSyncing(id, serial: serial)
+            lane.syncInGroup(fd, then: report)
+        } else {
+            lane.sync(fd, then: report)
         }
     }
 }

@@ -39,4 +39,8 @@ public struct TransferRequest: Sendable {
     }
 
     var isFTP: Bool { TransferProtocol(url: url) == .ftp }
+
+    /// The ranges an attempt builds on: FTP fetches one range to the end
+    /// (REST), so only a prefix is of use there.
+    var held: ByteRanges { isFTP ? ByteRanges.prefix(ranges.prefixEnd) : ranges }
 }

@@ -13,9 +13,17 @@ final class SchedulerTests: XCTestCase {
     }
 
     func test_R16_onlyFreeSlotsAreFilled() {
-        let tasks = [task(1, .downloading, startedAt: 1), task(2, .verifying, startedAt: 2),
+        let tasks = [task(1, .downloading, startedAt: 1), task(2, .downloading, startedAt: 2),
                      task(3, .queued), task(4, .queued)]
         XCTAssertEqual(Scheduler.plan(tasks, maxActive: 3), SchedulePlan(start: [3]))
+    }
+
+    /// A task whose bytes are all in waits for its group's flush (R51),
+    /// its checksum or its move out of its slot: the next one downloads.
+    func test_R16_verifyingHoldsNoSlot() {
+        let tasks = [task(1, .downloading, startedAt: 1), task(2, .verifying, startedAt: 2),
+                     task(3, .queued), task(4, .queued)]
+        XCTAssertEqual(Scheduler.plan(tasks, maxActive: 3), SchedulePlan(start: [3, 4]))
     }
 
     func test_R16_noFreeSlotStartsNothing() {
@@ -48,7 +56,7 @@ final class SchedulerTests: XCTestCase {
     func test_R31_verifyingIsNeverDemoted() {
         let tasks = [task(1, .verifying, startedAt: 100), task(2, .downloading, startedAt: 1),
                      task(3, .verifying, startedAt: 50)]
-        XCTAssertEqual(Scheduler.plan(tasks, maxActive: 1), SchedulePlan(demote: [2]))
+        XCTAssertEqual(Scheduler.plan(tasks, maxActive: 0), SchedulePlan(demote: [2]))
     }
 
     func test_R31_maxActiveZeroDemotesEveryDownload() {
@@ -64,7 +72,7 @@ final class SchedulerTests: XCTestCase {
     func test_R30_startWhenBusyDemotesTheEarliestStarted() {
         let tasks = [task(1, .downloading, startedAt: 20), task(2, .downloading, startedAt: 10),
                      task(3, .verifying, startedAt: 1), task(4, .queued, position: 99)]
-        XCTAssertEqual(Scheduler.startNow(4, in: tasks, maxActive: 3), SchedulePlan(start: [4], demote: [2]))
+        XCTAssertEqual(Scheduler.startNow(4, in: tasks, maxActive: 2), SchedulePlan(start: [4], demote: [2]))
     }
 
     func test_R30_startWorksFromQueuedPausedFailedAndRetrying() {

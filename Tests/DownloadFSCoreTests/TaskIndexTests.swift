@@ -37,14 +37,16 @@ final class TaskIndexTests: XCTestCase {
 
     func test_R16_eachStateLandsInItsSchedulingSet() {
         let expected: [TaskState: [Set<Int64>]] = [
-            .queued: [[1], [], []], .downloading: [[], [1], []], .verifying: [[], [1], []],
+            .queued: [[1], [], []], .downloading: [[], [1], []], .verifying: [[], [], []],
             .retrying: [[], [], [1]], .paused: [[], [], []], .completed: [[], [], []], .failed: [[], [], []],
         ]
         for state in TaskState.allCases {
             var index = TaskIndex()
             index.put(task(1, state: state))
             XCTAssertEqual(sets(index), expected[state], "\(state)")
-            XCTAssertEqual(index.inFlight.map(\.id), state.isInFlight ? [1] : [], "\(state)")
+            // A verifying task has every byte: it holds no slot (R16) and
+            // takes no part in scheduling or limits.
+            XCTAssertEqual(index.inFlight.map(\.id), state.isInFlight && state != .verifying ? [1] : [], "\(state)")
         }
     }
 
@@ -52,7 +54,7 @@ final class TaskIndexTests: XCTestCase {
         var index = TaskIndex()
         let path: [(TaskState, [Set<Int64>])] = [
             (.queued, [[7], [], []]), (.downloading, [[], [7], []]), (.retrying, [[], [], [7]]),
-            (.downloading, [[], [7], []]), (.verifying, [[], [7], []]), (.queued, [[7], [], []]),
+            (.downloading, [[], [7], []]), (.verifying, [[], [], []]), (.queued, [[7], [], []]),
             (.paused, [[], [], []]), (.queued, [[7], [], []]), (.failed, [[], [], []]), (.completed, [[], [], []]),
         ]
         for (state, expected) in path {
@@ -258,9 +260,9 @@ final class TaskIndexTests: XCTestCase {
             }
             func idsWhere(_ include: (TaskState) -> Bool) -> Set<Int64> { Set(model.values.filter { include($0.state) }.map(\.taskID)) }
             if index.queued != idsWhere({ $0 == .queued }) { wrong.append("queued") }
-            if index.running != idsWhere(\.isRunning) { wrong.append("running") }
+            if index.running != idsWhere(\.holdsSlot) { wrong.append("running") }
             if index.retrying != idsWhere({ $0 == .retrying }) { wrong.append("retrying") }
-            if Set(index.inFlight.map(\.taskID)) != idsWhere(\.isInFlight) { wrong.append("inFlight") }
+            if Set(index.inFlight.map(\.taskID)) != idsWhere({ $0.isInFlight && $0 != .verifying }) { wrong.append("inFlight") }
             if index.inFlight.count != Set(index.inFlight.map(\.taskID)).count { wrong.append("inFlight has duplicates") }
             let count = Int.random(in: 0...12, using: &random)
             let line = model.values.filter { $0.state == .queued }.sorted { ($0.position, $0.taskID) < ($1.position, $1.taskID) }

@@ -32,7 +32,7 @@ final class TaskMachineTests: XCTestCase {
     /// Every state, and the phases a task in it can be in.
     private var sweepStarts: [(TaskState, AttemptPhase)] {
         TaskState.allCases.map { ($0, AttemptPhase.idle) } + [
-            (.downloading, .transferring), (.downloading, .stopping(.pause)), (.downloading, .syncing),
+            (.downloading, .transferring), (.downloading, .stopping(.pause)), (.verifying, .syncing),
             (.downloading, .movingIn), (.verifying, .movingIn),
         ]
     }
@@ -70,9 +70,9 @@ final class TaskMachineTests: XCTestCase {
         "verifying/idle":          "x    veri x    veri x    x    veri veri veri veri -    x    x    x    veri veri veri veri veri veri veri veri veri veri veri queu",
         "completed/idle":          "x    x    x    comp x    -    comp comp comp comp -    x    x    x    comp comp comp comp comp comp comp comp comp comp comp fail",
         "failed/idle":             "x    queu queu fail x    x    fail fail fail fail -    x    x    x    fail fail fail fail fail fail fail fail fail fail fail fail",
-        "downloading/transferring": "down down x    down x    x    down down down down -    x    queu x    down down down down down retr retr down down down down queu",
+        "downloading/transferring": "down down x    down x    x    veri down down down -    x    queu x    down down down down down retr retr down down down down queu",
         "downloading/stopping":    "down down x    down x    x    down down down down -    x    x    x    down down down paus down paus paus down down down down queu",
-        "downloading/syncing":     "down down x    down x    x    down down down down -    x    queu x    down down down down down retr retr down down down down queu",
+        "verifying/syncing":       "x    veri x    veri x    x    veri veri veri veri -    x    x    x    veri veri veri veri veri x    x    veri veri veri veri queu",
         "downloading/movingIn":    "x    down x    down x    x    down down down x    -    x    queu x    down down down down down down down down down down comp queu",
         "verifying/movingIn":      "x    veri x    veri x    x    veri veri veri x    -    x    x    x    veri veri veri veri veri veri veri veri veri veri comp queu",
     ]
@@ -549,6 +549,45 @@ final class TaskMachineTests: XCTestCase {
         let failed = try apply(.finalized(serial: 5, result: .failed("Permission denied")), done.task)
         XCTAssertEqual(failed.task.state, .failed)
         XCTAssertEqual(failed.task.error, "could not move the finished file: Permission denied")
+    }
+
+    /// Every byte in: the task is `verifying` (out of its slot, R16) while
+    /// its file waits for its group's flush; shown `completed` only after
+    /// the flush and the move (R51, R43).
+    func test_R51_wholeFileWaitsForItsFlushOutOfItsSlot() throws {
+        let syncing = try apply(.syncing(serial: 5), running())
+        XCTAssertEqual(syncing.task.state, .verifying)
+        XCTAssertEqual(syncing.task.phase, .syncing)
+        XCTAssertFalse(syncing.task.state.holdsSlot)
+        XCTAssertTrue(syncing.task.transferring, "the flush is still the attempt's: its report is awaited")
+        XCTAssertEqual(syncing.effects, [])
+        let flushed = try apply(.finished(serial: 5, outcome: .completed(bytes: 100, total: 100)), syncing.task)
+        XCTAssertEqual(flushed.task.state, .verifying)
+        XCTAssertEqual(flushed.task.phase, .movingIn)
+        XCTAssertEqual(flushed.effects, [.finalize(serial: 5, name: "file.iso")])
+        XCTAssertEqual(try apply(.finalized(serial: 5, result: .moved(name: "file.iso")), flushed.task).task.state, .completed)
+    }
+
+    /// R51, R54: the group's flush failed for this file: the task fails with
+    /// the count of its last good checkpoint, the others are not touched
+    /// (each gets its own report).
+    func test_R51_failedGroupFlushFailsTheTaskAtItsLastCheckpoint() throws {
+        var syncing = try apply(.syncing(serial: 5), running()).task
+        syncing.ranges = .prefix(3 << 20)
+        let step = try apply(.finished(serial: 5, outcome: .failed(.writeError(errno: 5, message: "Input/output error"),
+                                                                   ranges: .prefix(3 << 20), receivedData: false)), syncing)
+        XCTAssertEqual(step.task.state, .failed)
+        XCTAssertEqual(step.task.downloaded, 3 << 20)
+        XCTAssertEqual(step.task.error, "Input/output error; check the disk, then write resume to ctl")
+    }
+
+    func test_R56_checksumOfAFlushedFile() throws {
+        let sum = Checksum(algorithm: .sha256, hex: String(repeating: "a", count: 64))
+        let syncing = try apply(.syncing(serial: 5), running(checksum: sum)).task
+        let done = try apply(.finished(serial: 5, outcome: .completed(bytes: 100, total: 100)), syncing)
+        XCTAssertEqual(done.task.state, .verifying)
+        XCTAssertEqual(done.log, ["verifying sha-256"])
+        XCTAssertEqual(done.effects, [.verify(serial: 5, checksum: sum)])
     }
 
     func test_R56_checksumIsVerifiedBeforeTheMove() throws {

@@ -46,6 +46,7 @@ final class TaskStateTests: XCTestCase {
 
     func test_R16_runningMeansDownloadingOrVerifying() {
         XCTAssertEqual(TaskState.allCases.filter(\.isRunning), [.downloading, .verifying])
+        XCTAssertEqual(TaskState.allCases.filter(\.holdsSlot), [.downloading])
     }
 
     func test_R16_inFlightIsEverythingTheSchedulerWatches() {

@@ -2,11 +2,14 @@
 
 import os
 import random
+import sqlite3
 import time
 
 import pytest
 
 from support.files import MiB, sha256_file, sha256_of
+from support.waiting import wait_until
+from test_durability import build_failsync
 
 CHECKPOINT_BYTES = 8 * MiB  # R51: at least every 2 s or 8 MiB
 
@@ -47,6 +50,54 @@ def test_r51_partial_cut_back_to_checkpoint(mount, faultserver):
     mount.wait_state(task, "completed", timeout=30)
     assert faultserver.gets("/cut.bin")[-1].range_start == kept
     assert sha256_file(mount.mp / "files" / "cut.bin") == sha256_of(52, size)
+
+
+def test_r51_kill9_in_the_middle_of_a_group_flush(make_mount, faultserver, tmp_path):
+    """Small files wait out of their slots (`verifying`, R16) for their
+    group's flush; the flush is held (an LD_PRELOAD shim makes syncfs and
+    fdatasync of partial data wait for a file to go) and the daemon is
+    killed. No task was shown `completed` before its flush; after the
+    crash each file is either whole and completed or downloaded again from
+    its last trusted count, and every one ends whole."""
+    count, size, slots = 10, 64 * 1024, 2
+    hold = tmp_path / "hold-sync"
+    hold.touch()
+    env = {"LD_PRELOAD": str(build_failsync(tmp_path)), "FAILSYNC_HOLD": str(hold)}
+    mount = make_mount("--max-active", str(slots), env=env)
+    urls = [faultserver.add(f"/k{i}.bin", size=size, seed=400 + i) for i in range(count)]
+    ids = mount.add("".join(url + "\n" for url in urls))
+
+    def many_verifying():
+        states = {task: mount.status(task)["state"] for task in ids}
+        return states if list(states.values()).count("verifying") > slots else None
+
+    # Finished downloads leave their slots while their flush waits: more
+    # tasks have every byte than there are slots, none is completed.
+    seen = wait_until(many_verifying, 30, "more tasks verifying than there are slots")
+    assert "completed" not in seen.values(), seen
+    assert list(seen.values()).count("downloading") <= slots, seen
+    mount.kill9()
+
+    catalog = mount.state / "catalog.sqlite"
+    with sqlite3.connect(f"file:{catalog}?mode=ro", uri=True, timeout=5) as db:
+        stored = dict(db.execute("SELECT id, state FROM task"))
+        trusted = dict(db.execute("SELECT id, downloaded FROM task"))
+    assert "completed" not in stored.values(), f"completed before its flush: {stored}"
+    waiting = [task for task, state in stored.items() if state == "verifying"]
+    assert len(waiting) > slots, stored
+    assert all(trusted[task] == 0 for task in waiting), \
+        f"a count trusted before its flush: {trusted}"
+
+    hold.unlink()
+    mount.remount()
+    for task, i in zip(ids, range(count)):
+        mount.wait_state(task, "completed", timeout=30)
+        assert sha256_file(mount.mp / "files" / f"k{i}.bin") == sha256_of(400 + i, size)
+    for task in waiting:
+        # Asked again from its trusted count (nothing: no checkpoint below 1 MiB).
+        gets = faultserver.gets(f"/k{task - 1}.bin")
+        assert len(gets) == 2 and (gets[1].range_start or 0) == trusted[task], \
+            [g.range for g in gets]
 
 
 @pytest.mark.slow

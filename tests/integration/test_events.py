@@ -26,7 +26,7 @@ LINE_RE = re.compile(r"^(\d+\.\d{3}) (\d+) (" + "|".join(EVENTS) + r") (.+)$")
 LOST_RE = re.compile(r"^(\d+\.\d{3}) - lost (\d+)$")
 
 # What a small download goes through, one line per state it enters.
-SMALL_DOWNLOAD = ["added", "queued", "downloading", "completed"]
+SMALL_DOWNLOAD = ["added", "queued", "downloading", "verifying", "completed"]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 

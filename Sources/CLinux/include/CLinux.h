@@ -39,4 +39,21 @@ long clinux_get_xattr(const char *path, const char *name, void *value, size_t si
 int clinux_set_xattr(const char *path, const char *name, const void *value, size_t size);
 int clinux_remove_xattr(const char *path, const char *name);
 
+/// sync_file_range(2) over the whole file with SYNC_FILE_RANGE_WRITE: starts
+/// writing the file's dirty pages back and returns without waiting, so a
+/// later flush of a group of files finds them written (R51). Returns 0, or
+/// -1 with errno set.
+int clinux_start_writeback(int fd);
+
+/// sync_file_range(2) over the whole file with WAIT_BEFORE | WRITE |
+/// WAIT_AFTER: waits for the file's writeback and returns the writeback
+/// error this open file has not seen yet (its own errseq, as fdatasync's),
+/// without flushing the device's cache. After a syncfs this tells which
+/// file of a group failed. Returns 0, or -1 with errno set.
+int clinux_wait_writeback(int fd);
+
+/// syncfs(2): writes back every dirty file of the filesystem holding `fd`
+/// and flushes the device's cache once. Returns 0, or -1 with errno set.
+int clinux_syncfs(int fd);
+
 #endif
