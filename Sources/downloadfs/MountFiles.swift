@@ -167,18 +167,23 @@ struct MountFiles: MountView {
     }
 
     /// Everything from offset 0 to the end (`pread`, so a handle that was
-    /// written reads its answer from the start, R12).
+    /// written reads its answer from the start, R12). A read shorter than
+    /// asked is the end, as a regular file's is: that saves the mount the
+    /// round trip of an empty read to say so (`tellStatus` reads a status
+    /// in one).
     private static func readAll(_ fd: Int32) throws(Failure) -> [UInt8] {
+        let chunk = 65536
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
         var out = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = pread(fd, &buffer, buffer.count, off_t(out.count))
+            let n = pread(fd, buffer, chunk, off_t(out.count))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw Failure(code: errno)
             }
-            if n == 0 { return out }
-            out += buffer[..<n]
+            out += UnsafeRawBufferPointer(start: buffer, count: n)
+            if n < chunk { return out }
         }
     }
 
