@@ -21,29 +21,41 @@ SIZE = 512 * MiB
 
 
 def _position(pid):
-    """How far dd has read its input (fd 0), or 0 before it opened it."""
+    """How far the dd that reader `pid` (a shell looping over dd) runs now
+    has read its input (fd 0); 0 between two dd's or before one opened it."""
     try:
-        with open(f"/proc/{pid}/fdinfo/0", encoding="utf-8") as handle:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="utf-8") as handle:
+            child = handle.read().split()[0]
+        with open(f"/proc/{child}/fdinfo/0", encoding="utf-8") as handle:
             for line in handle:
                 if line.startswith("pos:"):
                     return int(line.split()[1])
-    except (OSError, ValueError):
+    except (OSError, ValueError, IndexError):
         pass
     return 0
 
 
 def _start_readers(path, count):
-    """`dd iflag=direct` readers: every read is a request the daemon answers."""
-    return [subprocess.Popen(["dd", f"if={path}", "of=/dev/null", "bs=1M", "iflag=direct"],
+    """`dd iflag=direct` readers, each reading the file again and again
+    until a read fails (the abort): every read is a request the daemon
+    answers, and no reader can finish before the abort however fast the
+    disk (a single pass of a fast disk ended a reader before the last one
+    had started, and the wait for all of them never held)."""
+    loop = 'while dd if="$0" of=/dev/null bs=1M iflag=direct 2>/dev/null; do :; done'
+    return [subprocess.Popen(["sh", "-c", loop, str(path)],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
             for _ in range(count)]
 
 
 def _end(processes):
+    """Each reader's whole group: the shell and its dd."""
     for proc in processes:
         if proc.poll() is None:
-            proc.kill()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
     for proc in processes:
         proc.wait(timeout=10)
 
@@ -55,7 +67,7 @@ def _abort_during_reads(mount, path):
         # Every reader is past its first megabytes: requests are flowing.
         wait_until(lambda: all(_position(r.pid) >= 4 * MiB for r in readers),
                    30, "every dd to be reading")
-        assert all(r.poll() is None for r in readers), "a reader finished before the abort"
+        assert all(r.poll() is None for r in readers), "a reader stopped before the abort"
         subprocess.run(["umount", "-f", str(mount.mp)], capture_output=True, timeout=10)
         try:
             code = mount.wait_exit(timeout=30)
