@@ -82,7 +82,10 @@ def test_fuzz_inputs(make_mount, faultserver):
     mount = make_mount("--max-tries", "1", "--max-active", "2")
     base = f"http://127.0.0.1:{faultserver.port}"
     faultserver.add("/seed.bin", size=1000)
-    paused = mount.add_one(faultserver.add("/held.bin", size=10 * KiB))
+    # Throttled, so the pause finds it downloading: a 10 KiB file at full
+    # speed may already be verifying (waiting for its group's flush) or
+    # completed, and neither can be paused (R30: EINVAL).
+    paused = mount.add_one(faultserver.add("/held.bin", size=10 * KiB, throttle=KiB))
     mount.ctl(paused, "pause")
     rng = random.Random(4242)
     template = (f"{base}/fz.bin\n  out=fuzz.bin\n  header=X-A: b\n"
