@@ -60,11 +60,13 @@ public enum StatusReading {
     /// Every `key: value` line of a task's `status`, `-` values left out
     /// (R20): a reader that needs most keys splits the text once.
     public static func values(inStatus text: String) -> [String: String] {
+        // By byte: aria2's door splits a status at every `tellStatus`.
         var values: [String: String] = [:]
-        for line in text.split(separator: "\n") {
-            guard let colon = line.range(of: ": ") else { continue }
-            let value = String(line[colon.upperBound...])
-            if value != "-" { values[String(line[..<colon.lowerBound])] = value }
+        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+                  line.index(after: colon) < line.endIndex, line[line.index(after: colon)] == UInt8(ascii: " ") else { continue }
+            let value = line[line.index(colon, offsetBy: 2)...]
+            if !value.elementsEqual("-".utf8) { values[String(Substring(line[..<colon]))] = String(Substring(value)) }
         }
         return values
     }

@@ -40,6 +40,9 @@ public enum StatusRenderer {
 
     /// Replaces line breaks so one value can never look like two keys.
     static func singleLine(_ s: String) -> String {
+        // Printable ASCII holds no break: most values, checked by byte
+        // rather than by Character (a status is rendered at every read).
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s }
         guard s.contains(where: { $0.isNewline }) else { return s }
         return String(s.map { $0.isNewline ? " " : $0 })
     }

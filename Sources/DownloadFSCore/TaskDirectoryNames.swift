@@ -28,6 +28,13 @@ public enum TaskDirectoryNames {
     /// builds `bitfield` from it (R72).
     public static let rangesAttribute = "user.downloadfs.ranges"
 
+    /// The extended attribute of `status` that holds the file's text, as a
+    /// read of it would give (R20): the same lines in one request where
+    /// `cat` needs four (open, read, flush, release), each a wake-up of a
+    /// daemon that may be busy downloading. Answered by name, never
+    /// listed. aria2's door reads every status through it (R72).
+    public static let statusAttribute = "user.downloadfs.status"
+
     /// The names of the files every task directory holds.
     public static let fixed: Set<String> = [status, url, control, log, wait]
 

@@ -34,6 +34,8 @@ public enum URLNormalizer {
     /// everything the mount and its logs show (R6); the catalog and the
     /// on-complete hook keep the real one. A user name alone is kept.
     public static func maskingPassword(_ url: String) -> String {
+        // No `@`, no userinfo: most URLs, and a status shows one at every read.
+        guard url.utf8.contains(UInt8(ascii: "@")) else { return url }
         guard var parts = URLParts.split(url), let userinfo = parts.userinfo,
               let colon = userinfo.firstIndex(of: ":") else { return url }
         parts.userinfo = userinfo[..<colon] + ":***"

@@ -43,7 +43,7 @@ struct Aria2TaskReport: Sendable, Equatable {
         self.total = values["total"].flatMap { Int64($0) }
         self.downloaded = values["downloaded"].flatMap { Int64($0) } ?? 0
         // "11.8 MiB/s" → "11.8MiB/s", a rate `ByteRate` reads (1024-based, as `Units` writes it).
-        self.speed = values["speed"].flatMap { ByteRate.parse($0.replacingOccurrences(of: " ", with: "")) } ?? 0
+        self.speed = values["speed"].flatMap { ByteRate.parse(String(decoding: $0.utf8.filter { $0 != 0x20 }, as: UTF8.self)) } ?? 0
         self.connections = values["connections"].flatMap { Int($0) } ?? 0
         self.error = values["error"]
         self.uris = (values["url"].map { [$0] } ?? []) + mirrors

@@ -61,58 +61,63 @@ public enum JSONValue: Sendable, Equatable {
 
     /// The value as JSON text, UTF-8.
     public var encoded: [UInt8] {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
         write(into: &out)
-        return Array(out.utf8)
+        return out
     }
 
-    func write(into out: inout String) {
+    /// Written as bytes, not as a `String`: a reply is written at every call.
+    func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .integer(let value): out += String(value)
+        case .null: out += "null".utf8
+        case .bool(let value): out += (value ? "true" : "false").utf8
+        case .integer(let value): out += String(value).utf8
         case .number(let value):
             if value.isFinite, value.rounded() == value, abs(value) < 1e15 {
-                out += String(Int64(value))
+                out += String(Int64(value)).utf8
             } else {
-                out += value.isFinite ? "\(value)" : "null"
+                out += (value.isFinite ? "\(value)" : "null").utf8
             }
         case .string(let value): Self.writeString(value, into: &out)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.write(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let values):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, key) in values.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 Self.writeString(key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 values[key]!.write(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ string: String, into out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// A string's UTF-8 with what JSON needs escaped: the quote, the
+    /// backslash and control bytes (multi-byte characters are ≥ 0x80 and go
+    /// as they are).
+    private static func writeString(_ string: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += #"\""#.utf8
+            case UInt8(ascii: "\\"): out += #"\\"#.utf8
+            case UInt8(ascii: "\n"): out += #"\n"#.utf8
+            case UInt8(ascii: "\r"): out += #"\r"#.utf8
+            case UInt8(ascii: "\t"): out += #"\t"#.utf8
+            case 0..<0x20, 0x7F:
+                let hex = String(byte, radix: 16)
+                out += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+            default: out.append(byte)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// The string a string value holds; nil for any other value.

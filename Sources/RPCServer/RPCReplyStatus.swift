@@ -22,7 +22,7 @@ struct RPCReplyStatus: Equatable {
         status = .ok
         keepAlive = true
         unauthorized = false
-        guard reply.count <= Self.peekLimit,
+        guard reply.count <= Self.peekLimit, Self.mayHoldError(reply),
               let first = reply.first(where: { !Self.isSpace($0) }),
               first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
               let json = try? JSONSerialization.jsonObject(with: Data(reply))
@@ -44,6 +44,24 @@ struct RPCReplyStatus: Equatable {
                 return Self.isUnauthorized(code, message)
             }
         }
+    }
+
+    /// Whether the reply may hold an error object: only if a key `"error"`
+    /// appears (the word, quoted and unescaped, then a colon). A result
+    /// never has one (aria2's keys are `errorCode`, `errorMessage`, and
+    /// the status word "error" is a value), so it needs no second parse.
+    private static func mayHoldError(_ reply: [UInt8]) -> Bool {
+        let word = Array(#""error""#.utf8)
+        var start = 0
+        while start + word.count <= reply.count {
+            defer { start += 1 }
+            guard reply[start] == word[0], reply[start..<start + word.count].elementsEqual(word),
+                  start == 0 || reply[start - 1] != UInt8(ascii: "\\") else { continue }
+            var next = start + word.count
+            while next < reply.count, isSpace(reply[next]) { next += 1 }
+            if next < reply.count, reply[next] == UInt8(ascii: ":") { return true }
+        }
+        return false
     }
 
     private static func error(of reply: [String: Any]) -> (Int, String)? {

@@ -95,27 +95,66 @@ struct MountFiles: MountView {
         }
     }
 
-    func status(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/status") }
+    /// The status through its extended attribute: one request to the
+    /// daemon where a read takes four; a mount that does not answer the
+    /// attribute (an older daemon) is read instead.
+    func status(_ id: Int64) throws(MountViewError) -> String? {
+        let relative = "queue/\(id)/status"
+        switch try attribute(TaskDirectoryNames.statusAttribute, of: relative, what: "the status") {
+        case .value(let text): return text
+        case .gone: return nil
+        case .absent: return try readIfThere(relative)
+        }
+    }
+
     func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
-        let file = path + "/queue/\(id)/url"
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = clinux_get_xattr(file, TaskDirectoryNames.mirrorsAttribute, &buffer, buffer.count)
-        guard n >= 0 else {
-            if errno == ENODATA || errno == ENOENT { return [] }
-            throw MountViewError(code: errno, message: "cannot read the mirrors of \(file): \(Self.reason(errno))")
+        guard case .value(let lines) = try attribute(TaskDirectoryNames.mirrorsAttribute, of: "queue/\(id)/url", what: "the mirrors") else {
+            return []
         }
-        return String(decoding: buffer[..<Int(n)], as: UTF8.self).split(separator: "\n").map(String.init)
+        return lines.split(separator: "\n").map(String.init)
     }
+
     func ranges(_ id: Int64, dataFile: String) throws(MountViewError) -> ByteRanges? {
-        let file = path + "/queue/\(id)/" + dataFile
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = clinux_get_xattr(file, TaskDirectoryNames.rangesAttribute, &buffer, buffer.count)
-        guard n >= 0 else {
-            if errno == ENOENT { return nil }
-            throw MountViewError(code: errno, message: "cannot read the byte ranges of \(file): \(Self.reason(errno))")
+        switch try attribute(TaskDirectoryNames.rangesAttribute, of: "queue/\(id)/" + dataFile, what: "the byte ranges") {
+        case .value(let text): return ByteRanges(encoded: text)
+        case .gone, .absent: return nil
         }
-        return ByteRanges(encoded: String(decoding: buffer[..<Int(n)], as: UTF8.self))
     }
+
+    /// What a `getxattr` of a task's file found.
+    private enum Attribute {
+        case value(String)
+        /// The file (its task) is gone.
+        case gone
+        /// The file has no such attribute.
+        case absent
+    }
+
+    /// The attribute `name` of `relative`, in one request when it fits
+    /// 64 KiB (a status, a list of mirrors), else asked its size first.
+    private func attribute(_ name: String, of relative: String, what: String) throws(MountViewError) -> Attribute {
+        let file = path + "/" + relative
+        var size = 65536
+        while true {
+            var buffer = [UInt8](repeating: 0, count: size)
+            let n = clinux_get_xattr(file, name, &buffer, buffer.count)
+            if n >= 0 { return .value(String(decoding: buffer[..<Int(n)], as: UTF8.self)) }
+            let code = errno
+            switch code {
+            case ENOENT: return .gone
+            case ENODATA, ENOTSUP: return .absent
+            case ERANGE:
+                // Grown past the buffer: ask its size, then read again.
+                let needed = clinux_get_xattr(file, name, nil, 0)
+                if needed >= 0 { size = Int(needed) + 4096; continue }
+                if errno == ENOENT { return .gone }
+                throw MountViewError(code: errno, message: "cannot read \(what) of \(file): \(Self.reason(errno))")
+            default:
+                throw MountViewError(code: code, message: "cannot read \(what) of \(file): \(Self.reason(code))")
+            }
+        }
+    }
+
     func settings(_ id: Int64) throws(MountViewError) -> String? { try readIfThere("queue/\(id)/ctl") }
 
     func globalSettings() throws(MountViewError) -> String { try read("ctl") }

@@ -32,6 +32,14 @@ final class RPCReplyStatusTests: XCTestCase {
         XCTAssertTrue(batch.unauthorized)
     }
 
+    func testErrorKeyIsFoundWhereverItStandsAndOnlyAsAKey() {
+        XCTAssertEqual(status(#"{"id":"q","jsonrpc":"2.0","error" : {"code":1,"message":"x"}}"#).status, .badRequest)
+        // The status word "error" and an escaped "error": inside a string are results.
+        let failedTask = status(#"{"id":1,"result":{"status":"error","errorMessage":"said \"error\": no"}}"#)
+        XCTAssertEqual(failedTask.status, .ok)
+        XCTAssertTrue(failedTask.keepAlive)
+    }
+
     func testLargeRepliesAreNotParsedAgain() {
         let large = #"{"result":""# + String(repeating: "a", count: RPCReplyStatus.peekLimit) + #""}"#
         XCTAssertEqual(status(large).status, .ok)

@@ -6,6 +6,7 @@ real HTTP and WebSocket on loopback, run the same calls against
 with aria2p from PyPI (in the venv `scripts/install-deps --test` makes).
 """
 
+import errno
 import json
 import os
 import socket
@@ -207,6 +208,32 @@ def test_r18_r72_bitfield_comes_from_the_byte_ranges_the_mount_shows(rpc, mount,
     mount.wait_state(task, "completed", timeout=60)
     assert os.getxattr(data, "user.downloadfs.ranges").decode() == f"0-{size}"
     assert result(rpc, "aria2.tellStatus", g, ["bitfield"])["bitfield"] == _bitfield(f"0-{size}", size)
+
+
+def test_r20_r72_the_status_attribute_is_the_status_in_one_request(rpc, mount, faultserver):
+    """queue/<id>/status answers user.downloadfs.status with the text a read
+    of it gives (the door reads every status that way): by name only, never
+    listed, the password masked, and ENOENT once the task is gone."""
+    faultserver.add("/a.bin", size=KiB)
+    g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/a.bin"])
+    task = int(g, 16)
+    mount.wait_state(task, "completed", timeout=30)
+    status = mount.task_dir(task) / "status"
+    text = os.getxattr(status, "user.downloadfs.status").decode()
+    assert text == status.read_text(), text
+    assert text.startswith(f"id: {task}\n") and "state: completed\n" in text
+    assert "hunter2" not in text and "user:***@" in text
+    assert "user.downloadfs.status" not in os.listxattr(status)
+    with pytest.raises(OSError) as other:
+        os.getxattr(status, "user.downloadfs.other")
+    assert other.value.errno == errno.ENODATA
+    assert result(rpc, "aria2.tellStatus", g, ["status", "completedLength"]) == \
+        {"status": "complete", "completedLength": str(KiB)}
+    mount.ctl(task, "forget")
+    wait_until(lambda: not mount.task_dir(task).exists(), timeout=10, what="the task forgotten")
+    with pytest.raises(OSError) as gone:
+        os.getxattr(status, "user.downloadfs.status")
+    assert gone.value.errno == errno.ENOENT
 
 
 def test_r71_a_password_is_never_shown(rpc, faultserver):
