@@ -8,10 +8,13 @@ import Glibc
 ///
 /// A file joins once its writeback was started (`clinux_start_writeback`,
 /// by its checkpointer lane); `FlushGroupPolicy` says when the files
-/// waiting are flushed. A flush is one `syncfs` — every dirty page of the
-/// filesystem written and the device's cache flushed once, where an
-/// `fdatasync` per file flushes it once per file — and then, per file, a
-/// wait on its own writeback (`clinux_wait_writeback`), which returns the
+/// waiting are flushed, and how. While the system holds little dirty data
+/// (`FlushGroupPolicy.method`), a flush is one `syncfs` — every dirty page
+/// of the filesystem written and the device's cache flushed once, where an
+/// `fdatasync` per file flushes it once per file; with much dirty data (a
+/// big writer beside) it is an `fdatasync` per file, in parallel, so the
+/// group does not wait for another program's data. After a `syncfs`, each
+/// file gets a wait on its own writeback (`clinux_wait_writeback`), which returns the
 /// writeback error that file's descriptor has not seen (its own errseq, as
 /// `fdatasync` reports it). `syncfs` itself cannot say which file failed:
 /// it reports any error on the filesystem since the descriptor it was called
@@ -20,8 +23,8 @@ import Glibc
 ///   were written; a member whose own wait reports an error failed (its
 ///   pages may have been dropped, R51), the others are durable;
 /// - `syncfs` failed (a writeback error somewhere, or the cache flush
-///   itself): each member is `fdatasync`ed alone, which writes what is
-///   left, flushes the device again and reports that file's own error.
+///   itself): each member is `fdatasync`ed, which writes what is left,
+///   flushes the device again and reports that file's own error.
 ///   Only the file that failed fails (R54: no other task is touched).
 /// Each member's descriptor was opened before its data was written, so
 /// its errseq has seen every error of its pages.
@@ -97,15 +100,47 @@ final class GroupFlusher: @unchecked Sendable {
 
     private func flush(_ group: [Member]) {
         guard let first = group.first else { return }
-        if clinux_syncfs(first.fd) == 0 {
+        if policy.method(dirtyBytes: Self.dirtyBytes()) == .wholeFilesystem, clinux_syncfs(first.fd) == 0 {
             for member in group {
                 finish(member, clinux_wait_writeback(member.fd) == 0 ? 0 : errno)
             }
         } else {
-            for member in group {
-                finish(member, fdatasync(member.fd) == 0 ? 0 : errno)
-            }
+            let results = Self.fdatasyncEach(group.map(\.fd))
+            for (member, err) in zip(group, results) { finish(member, err) }
         }
+    }
+
+    /// Threads that `fdatasync` a group's files at once: the filesystem
+    /// joins flushes that arrive together into one journal commit.
+    static let eachFileThreads = 16
+
+    /// Each file's `fdatasync` errno (0: durable), the files spread over
+    /// up to `eachFileThreads` threads.
+    private static func fdatasyncEach(_ fds: [Int32]) -> [Int32] {
+        let results = UnsafeMutableBufferPointer<Int32>.allocate(capacity: fds.count)
+        defer { results.deallocate() }
+        nonisolated(unsafe) let out = results
+        let width = min(fds.count, eachFileThreads)
+        let done = DispatchGroup()
+        for lane in 0..<width {
+            done.enter()
+            let thread = Thread {
+                for i in stride(from: lane, to: fds.count, by: width) {
+                    out[i] = fdatasync(fds[i]) == 0 ? 0 : errno
+                }
+                done.leave()
+            }
+            thread.stackSize = 64 << 10
+            thread.start()
+        }
+        done.wait()
+        return Array(results)
+    }
+
+    /// The system's dirty bytes not yet under writeback; nil when
+    /// /proc/meminfo cannot be read.
+    private static func dirtyBytes() -> Int64? {
+        (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)).flatMap(MemoryInfo.dirtyBytes(inMeminfo:))
     }
 
     private func finish(_ member: Member, _ err: Int32) {

@@ -38,4 +38,24 @@ final class FlushGroupPolicyTests: XCTestCase {
         XCTAssertEqual(alone.decide(waiting: 1, waited: 0), .flushNow)
         XCTAssertEqual(FlushGroupPolicy(size: 0, deadline: -1), FlushGroupPolicy(size: 1, deadline: 0))
     }
+
+    func test_aGroupIsFlushedWholeOnlyWhileLittleIsDirty() {
+        let limit = FlushGroupPolicy.wholeFilesystemDirtyLimit
+        XCTAssertEqual(policy.method(dirtyBytes: 0), .wholeFilesystem)
+        XCTAssertEqual(policy.method(dirtyBytes: limit), .wholeFilesystem)
+        XCTAssertEqual(policy.method(dirtyBytes: limit + 1), .eachFile, "a writer beside: syncfs would write its data too")
+        XCTAssertEqual(policy.method(dirtyBytes: nil), .eachFile, "unknown is not little")
+    }
+
+    func test_dirtyBytesAreReadFromMeminfo() {
+        let meminfo = """
+            MemTotal:        8025424 kB
+            Dirty:              3948 kB
+            Writeback:             0 kB
+            """
+        XCTAssertEqual(MemoryInfo.dirtyBytes(inMeminfo: meminfo), 3948 * 1024)
+        XCTAssertNil(MemoryInfo.dirtyBytes(inMeminfo: "MemTotal: 1 kB\n"))
+        XCTAssertNil(MemoryInfo.dirtyBytes(inMeminfo: "Dirty: many kB\n"))
+        XCTAssertNil(MemoryInfo.dirtyBytes(inMeminfo: "Dirty: 4 MB\n"))
+    }
 }
