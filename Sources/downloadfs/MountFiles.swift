@@ -126,32 +126,23 @@ struct MountFiles: MountView {
         case value(String)
         /// The file (its task) is gone.
         case gone
-        /// The file has no such attribute.
+        /// The file has no such attribute, or one over 64 KiB, the most the
+        /// kernel passes (`XATTR_SIZE_MAX`): a status is then read from its
+        /// file; mirrors and ranges that many go unshown.
         case absent
     }
 
-    /// The attribute `name` of `relative`, in one request when it fits
-    /// 64 KiB (a status, a list of mirrors), else asked its size first.
+    /// The attribute `name` of `relative`, in one request.
     private func attribute(_ name: String, of relative: String, what: String) throws(MountViewError) -> Attribute {
         let file = path + "/" + relative
-        var size = 65536
-        while true {
-            var buffer = [UInt8](repeating: 0, count: size)
-            let n = clinux_get_xattr(file, name, &buffer, buffer.count)
-            if n >= 0 { return .value(String(decoding: buffer[..<Int(n)], as: UTF8.self)) }
-            let code = errno
-            switch code {
-            case ENOENT: return .gone
-            case ENODATA, ENOTSUP: return .absent
-            case ERANGE:
-                // Grown past the buffer: ask its size, then read again.
-                let needed = clinux_get_xattr(file, name, nil, 0)
-                if needed >= 0 { size = Int(needed) + 4096; continue }
-                if errno == ENOENT { return .gone }
-                throw MountViewError(code: errno, message: "cannot read \(what) of \(file): \(Self.reason(errno))")
-            default:
-                throw MountViewError(code: code, message: "cannot read \(what) of \(file): \(Self.reason(code))")
-            }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = clinux_get_xattr(file, name, &buffer, buffer.count)
+        if n >= 0 { return .value(String(decoding: buffer[..<Int(n)], as: UTF8.self)) }
+        let code = errno
+        switch code {
+        case ENOENT: return .gone
+        case ENODATA, ENOTSUP, ERANGE: return .absent
+        default: throw MountViewError(code: code, message: "cannot read \(what) of \(file): \(Self.reason(code))")
         }
     }
 
