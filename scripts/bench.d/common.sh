@@ -146,6 +146,11 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) 
 least() { printf '%s\n' "$@" | sort -g | head -1; }
 ticks=$(getconf CLK_TCK)
 cpu_of() { awk -v t="$ticks" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / t }' "/proc/$1/stat"; }
+# machine_cpu: seconds every CPU of the machine has been busy (user, nice,
+# system, irq, softirq, steal; not idle or iowait): around a run, what the
+# whole machine spent on it — kernel writeback threads and the server
+# included, which a process's own CPU time leaves out.
+machine_cpu() { awk -v t="$ticks" '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8 + $9) / t }' /proc/stat; }
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 hwm_kib() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
 mib_of_kib() { calc "$1 / 1024"; }
@@ -240,12 +245,14 @@ make_big() {
 
 # fetch_big MNT STATE URL [OPTION]: one download through a fresh mount (with
 # OPTION, e.g. split=8, on an option line after the URL); sets
-# $fetch_wall $fetch_cpu $fetch_hwm_kib (and leaves it mounted).
+# $fetch_wall $fetch_cpu $fetch_machine_cpu $fetch_hwm_kib (and leaves it
+# mounted).
 fetch_big() {
-  local mnt=$1 state=$2 url=$3 option=${4:-} before start result line=$3
+  local mnt=$1 state=$2 url=$3 option=${4:-} before machine_before start result line=$3
   [ -z "$option" ] || line=$(printf '%s\n  %s' "$url" "$option")
   mount_fs "$mnt" "$state"
   before=$(cpu_of "$daemon_pid")
+  machine_before=$(machine_cpu)
   start=$(now)
   if [ ${#run_as[@]} = 0 ]; then
     echo "$line" > "$mnt/queue/new"
@@ -256,6 +263,7 @@ fetch_big() {
   result=$(timeout 600 "${run_as[@]}" cat "$mnt/queue/1/wait") || true
   fetch_wall=$(calc "$(now) - $start")
   fetch_cpu=$(calc "$(cpu_of "$daemon_pid") - $before")
+  fetch_machine_cpu=$(calc "$(machine_cpu) - $machine_before")
   fetch_hwm_kib=$(hwm_kib "$daemon_pid")
   [ "$result" = "completed" ] || { echo "downloadfs: ${result:-no answer}" >&2; exit 1; }
 }
