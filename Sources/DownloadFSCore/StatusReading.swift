@@ -63,8 +63,7 @@ public enum StatusReading {
         // By byte: aria2's door splits a status at every `tellStatus`.
         var values: [String: String] = [:]
         for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                  line.index(after: colon) < line.endIndex, line[line.index(after: colon)] == UInt8(ascii: " ") else { continue }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), line[colon...].starts(with: ": ".utf8) else { continue }
             let value = line[line.index(colon, offsetBy: 2)...]
             if !value.elementsEqual("-".utf8) { values[String(Substring(line[..<colon]))] = String(Substring(value)) }
         }

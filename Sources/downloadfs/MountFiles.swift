@@ -135,10 +135,15 @@ struct MountFiles: MountView {
     /// The attribute `name` of `relative`, in one request.
     private func attribute(_ name: String, of relative: String, what: String) throws(MountViewError) -> Attribute {
         let file = path + "/" + relative
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = clinux_get_xattr(file, name, &buffer, buffer.count)
-        if n >= 0 { return .value(String(decoding: buffer[..<Int(n)], as: UTF8.self)) }
-        let code = errno
+        // Not zeroed: a status is a few hundred bytes of a 64 KiB buffer,
+        // asked for twice per `tellStatus`.
+        var code: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: 65536) { buffer, count in
+            let n = clinux_get_xattr(file, name, buffer.baseAddress, buffer.count)
+            if n < 0 { code = errno }
+            count = max(0, n)
+        }
+        if code == 0 { return .value(String(decoding: bytes, as: UTF8.self)) }
         switch code {
         case ENOENT: return .gone
         case ENODATA, ENOTSUP, ERANGE: return .absent
