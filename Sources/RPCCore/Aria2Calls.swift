@@ -267,8 +267,8 @@ struct Aria2Calls: Sendable {
         guard var task = Aria2TaskReport(status: status, mirrors: others, mount: mount.path) else {
             throw .failure("the status of task \(id) could not be read")
         }
-        if ranges, task.needsRanges, let dataFile = task.dataFile {
-            task.held = try io { () throws(MountViewError) in try mount.ranges(id, dataFile: dataFile) }
+        if ranges, task.needsRanges {
+            task.held = try io { () throws(MountViewError) in try mount.ranges(id) }
         }
         return task
     }

@@ -24,13 +24,14 @@ public protocol MountView: Sendable {
     /// `queue/<id>/status` (R20); nil when the task is gone.
     func status(_ id: Int64) throws(MountViewError) -> String?
     /// The task's other URLs still in use (R19): the extended attribute
-    /// `user.downloadfs.mirrors` of `queue/<id>/url`, one per line; empty
-    /// for a task with none or gone.
+    /// `user.downloadfs.mirrors` (of `queue/<id>/url`, and answered by
+    /// `queue/<id>` too), one per line; empty for a task with none or gone.
     func mirrors(_ id: Int64) throws(MountViewError) -> [String]
     /// The byte ranges the task holds: the extended attribute
-    /// `user.downloadfs.ranges` of its data file `queue/<id>/DATAFILE`
-    /// (`TaskDirectoryNames.rangesAttribute`); nil when the task is gone.
-    func ranges(_ id: Int64, dataFile: String) throws(MountViewError) -> ByteRanges?
+    /// `user.downloadfs.ranges` (of its data file, and answered by
+    /// `queue/<id>` too; `TaskDirectoryNames.rangesAttribute`); nil when
+    /// the task is gone.
+    func ranges(_ id: Int64) throws(MountViewError) -> ByteRanges?
     /// `queue/<id>/ctl` read back: the task's settings in force (R30); nil when gone.
     func settings(_ id: Int64) throws(MountViewError) -> String?
     /// `MOUNT/ctl` read back: the mount's settings (R31).

@@ -97,34 +97,35 @@ struct MountFiles: MountView {
 
     /// The status through its extended attribute: one request to the
     /// daemon where a read takes four; a mount that does not answer the
-    /// attribute (an older daemon) is read instead.
+    /// attribute (an older daemon) is read instead. Every attribute is asked
+    /// of the task's directory, which answers its files' attributes: its
+    /// mode is cached, so the kernel asks no `getattr` before each.
     func status(_ id: Int64) throws(MountViewError) -> String? {
-        let relative = "queue/\(id)/status"
-        switch try attribute(TaskDirectoryNames.statusAttribute, of: relative, what: "the status") {
+        switch try attribute(TaskDirectoryNames.statusAttribute, of: id, what: "the status") {
         case .value(let text): return text
         case .gone: return nil
-        case .absent: return try readIfThere(relative)
+        case .absent: return try readIfThere("queue/\(id)/status")
         }
     }
 
     func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
-        guard case .value(let lines) = try attribute(TaskDirectoryNames.mirrorsAttribute, of: "queue/\(id)/url", what: "the mirrors") else {
+        guard case .value(let lines) = try attribute(TaskDirectoryNames.mirrorsAttribute, of: id, what: "the mirrors") else {
             return []
         }
         return lines.split(separator: "\n").map(String.init)
     }
 
-    func ranges(_ id: Int64, dataFile: String) throws(MountViewError) -> ByteRanges? {
-        switch try attribute(TaskDirectoryNames.rangesAttribute, of: "queue/\(id)/" + dataFile, what: "the byte ranges") {
+    func ranges(_ id: Int64) throws(MountViewError) -> ByteRanges? {
+        switch try attribute(TaskDirectoryNames.rangesAttribute, of: id, what: "the byte ranges") {
         case .value(let text): return ByteRanges(encoded: text)
         case .gone, .absent: return nil
         }
     }
 
-    /// What a `getxattr` of a task's file found.
+    /// What a `getxattr` of a task's directory found.
     private enum Attribute {
         case value(String)
-        /// The file (its task) is gone.
+        /// The task is gone.
         case gone
         /// The file has no such attribute, or one over 64 KiB, the most the
         /// kernel passes (`XATTR_SIZE_MAX`): a status is then read from its
@@ -132,9 +133,9 @@ struct MountFiles: MountView {
         case absent
     }
 
-    /// The attribute `name` of `relative`, in one request.
-    private func attribute(_ name: String, of relative: String, what: String) throws(MountViewError) -> Attribute {
-        let file = path + "/" + relative
+    /// The attribute `name` of task `id`'s directory, in one request.
+    private func attribute(_ name: String, of id: Int64, what: String) throws(MountViewError) -> Attribute {
+        let file = path + "/queue/\(id)"
         // Not zeroed: a status is a few hundred bytes of a 64 KiB buffer,
         // asked for twice per `tellStatus`.
         var code: Int32 = 0

@@ -212,13 +212,18 @@ def test_r18_r72_bitfield_comes_from_the_byte_ranges_the_mount_shows(rpc, mount,
 
 def test_r20_r72_the_status_attribute_is_the_status_in_one_request(rpc, mount, faultserver):
     """queue/<id>/status answers user.downloadfs.status with the text a read
-    of it gives (the door reads every status that way): by name only, never
-    listed, the password masked, and ENOENT once the task is gone."""
+    of it gives: by name only, never listed, the password masked, and ENOENT
+    once the task is gone. The task's directory answers its files' three
+    attributes (status, mirrors, ranges) the same, unlisted: the door reads
+    them there, where the kernel asks no getattr first."""
     faultserver.add("/a.bin", size=KiB)
-    g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/a.bin"])
+    faultserver.add("/m.bin", size=KiB)
+    g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/a.bin",
+                                     f"http://127.0.0.1:{faultserver.port}/m.bin"])
     task = int(g, 16)
     mount.wait_state(task, "completed", timeout=30)
-    status = mount.task_dir(task) / "status"
+    directory = mount.task_dir(task)
+    status = directory / "status"
     text = os.getxattr(status, "user.downloadfs.status").decode()
     assert text == status.read_text(), text
     assert text.startswith(f"id: {task}\n") and "state: completed\n" in text
@@ -227,13 +232,25 @@ def test_r20_r72_the_status_attribute_is_the_status_in_one_request(rpc, mount, f
     with pytest.raises(OSError) as other:
         os.getxattr(status, "user.downloadfs.other")
     assert other.value.errno == errno.ENODATA
+    assert os.getxattr(directory, "user.downloadfs.status").decode() == status.read_text()
+    mirrors = os.getxattr(directory / "url", "user.downloadfs.mirrors")
+    assert mirrors == f"http://127.0.0.1:{faultserver.port}/m.bin\n".encode()
+    assert os.getxattr(directory, "user.downloadfs.mirrors") == mirrors
+    ranges = os.getxattr(directory / "a.bin", "user.downloadfs.ranges")
+    assert ranges == f"0-{KiB}".encode(), ranges  # half-open
+    assert os.getxattr(directory, "user.downloadfs.ranges") == ranges
+    assert os.listxattr(directory) == []
+    with pytest.raises(OSError) as foreign:
+        os.getxattr(directory, "user.xdg.origin.url")
+    assert foreign.value.errno == errno.ENODATA
     assert result(rpc, "aria2.tellStatus", g, ["status", "completedLength"]) == \
         {"status": "complete", "completedLength": str(KiB)}
     mount.ctl(task, "forget")
-    wait_until(lambda: not mount.task_dir(task).exists(), timeout=10, what="the task forgotten")
-    with pytest.raises(OSError) as gone:
-        os.getxattr(status, "user.downloadfs.status")
-    assert gone.value.errno == errno.ENOENT
+    wait_until(lambda: not directory.exists(), timeout=10, what="the task forgotten")
+    for node in (status, directory):
+        with pytest.raises(OSError) as gone:
+            os.getxattr(node, "user.downloadfs.status")
+        assert gone.value.errno == errno.ENOENT
 
 
 def test_r71_a_password_is_never_shown(rpc, faultserver):

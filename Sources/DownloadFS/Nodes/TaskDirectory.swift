@@ -4,7 +4,14 @@ import FuseKit
 /// `queue/<id>/`: a task's `status`, `url`, `ctl`, `log`, `wait` (found by
 /// name, never listed, R22) and its data file under the task's name, or
 /// the next free one where that is one of theirs (`TaskDirectoryNames`).
-struct TaskDirectory: DirectoryNode, UnlinkingDirectory {
+///
+/// It also answers its files' own extended attributes — the status, the
+/// mirrors and the byte ranges — by name, never listed. A client that reads
+/// all three (aria2's door, every `tellStatus`) asks one node whose mode the
+/// kernel keeps: under `default_permissions` a `getxattr` of `status` or
+/// of the data file, whose sizes move, is preceded by a `getattr` (and
+/// `status` rendered twice).
+struct TaskDirectory: DirectoryNode, UnlinkingDirectory, ExtendedAttributesNode {
     let context: NodeContext
     let id: Int64
     var inode: UInt64 { NodeID.taskDir(id).inode }
@@ -45,6 +52,17 @@ struct TaskDirectory: DirectoryNode, UnlinkingDirectory {
         listing.append(TaskDirectoryNames.dataFile(ofTaskNamed: entry.record.name), inode: NodeID.taskData(id).inode,
                        isDirectory: false)
     }
+
+    func extendedAttribute(_ name: String) throws(Errno) -> [UInt8] {
+        switch name {
+        case TaskDirectoryNames.statusAttribute: return try TaskStatusFile(context: context, id: id).extendedAttribute(name)
+        case TaskDirectoryNames.mirrorsAttribute: return try TaskURLFile(context: context, id: id).extendedAttribute(name)
+        case TaskDirectoryNames.rangesAttribute: return try TaskDataFile(context: context, id: id).extendedAttribute(name)
+        default: throw .noAttribute
+        }
+    }
+
+    func extendedAttributeNames() throws(Errno) -> [String] { [] }
 
     /// `rm -r queue/<id>` unlinks every entry before the rmdir that cancels
     /// the task (R32); those unlinks succeed and change nothing, so `rm -r`
