@@ -52,10 +52,16 @@ final class GroupFlusher: @unchecked Sendable {
         if waiting.isEmpty { firstJoined = MonotonicClock.now() }
         waiting.append(Member(fd: fd, then: then))
         if !running {
-            running = true
-            let thread = Thread { [self] in run() }
-            thread.stackSize = 256 << 10
-            thread.start()
+            running = OSThread.start("downloadfs-flush", stackSize: 256 << 10, joinable: false) { [self] in run() } != nil
+            if !running {
+                // No thread could be made: this caller flushes what waits
+                // (slower, but no file waits for a thread that never runs).
+                let group = waiting
+                waiting = []
+                condition.unlock()
+                flush(group)
+                condition.lock()
+            }
         } else if waiting.count == 1 || waiting.count >= policy.size {
             // The thread sleeps with no file (start the deadline) or
             // until the deadline (the group is full now).
@@ -75,7 +81,6 @@ final class GroupFlusher: @unchecked Sendable {
     /// and ends once draining leaves nothing to wait for (a join after that
     /// starts another).
     private func run() {
-        clinux_name_thread("downloadfs-flush")
         condition.lock()
         while true {
             switch policy.decide(waiting: waiting.count, waited: MonotonicClock.now() - firstJoined, draining: draining) {
@@ -114,26 +119,15 @@ final class GroupFlusher: @unchecked Sendable {
     /// joins flushes that arrive together into one journal commit.
     static let eachFileThreads = 16
 
-    /// Each file's `fdatasync` errno (0: durable), the files spread over
-    /// up to `eachFileThreads` threads.
+    /// Each file's `fdatasync` errno (0: durable), on up to
+    /// `eachFileThreads` threads at once.
     private static func fdatasyncEach(_ fds: [Int32]) -> [Int32] {
         let results = UnsafeMutableBufferPointer<Int32>.allocate(capacity: fds.count)
         defer { results.deallocate() }
         nonisolated(unsafe) let out = results
-        let width = min(fds.count, eachFileThreads)
-        let done = DispatchGroup()
-        for lane in 0..<width {
-            done.enter()
-            let thread = Thread {
-                for i in stride(from: lane, to: fds.count, by: width) {
-                    out[i] = fdatasync(fds[i]) == 0 ? 0 : errno
-                }
-                done.leave()
-            }
-            thread.stackSize = 64 << 10
-            thread.start()
+        OSThread.lanes(fds.count, width: eachFileThreads, name: "downloadfs-sync") { i in
+            out[i] = fdatasync(fds[i]) == 0 ? 0 : errno
         }
-        done.wait()
         return Array(results)
     }
 
