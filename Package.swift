@@ -44,6 +44,7 @@ let package = Package(
         // and knows nothing of what the calls mean.
         .target(name: "RPCServer", dependencies: [
             "DownloadFSCore",
+            "RPCCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -69,6 +70,6 @@ let package = Package(
         .testTarget(name: "DownloadFSTests", dependencies: ["DownloadFS", "TestSupport"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "DownloadFSCore"]),
         .testTarget(name: "ManualTests", dependencies: ["Manual", "DownloadFSCore"]),
-        .testTarget(name: "RPCServerTests", dependencies: ["RPCServer"]),
+        .testTarget(name: "RPCServerTests", dependencies: ["RPCServer", "RPCCore"]),
     ]
 )

@@ -29,18 +29,21 @@ public final class Aria2Dispatcher: Sendable {
     }
 
     /// One HTTP POST body or WebSocket text frame: a call or a batch; the
-    /// reply body, nil when nothing is to be sent. Every request gets a
-    /// reply as aria2c gives one (an empty batch gets `[]`), so it is never
-    /// nil at present; nil is kept for JSON-RPC notifications (calls
-    /// without an id), which aria2c answers as invalid requests and so do we.
-    public func respond(to body: [UInt8]) -> [UInt8]? {
+    /// reply, nil when nothing is to be sent. Every request gets a reply as
+    /// aria2c gives one (an empty batch gets `[]`), so it is never nil at
+    /// present; nil is kept for JSON-RPC notifications (calls without an
+    /// id), which aria2c answers as invalid requests and so do we.
+    public func respond(to body: [UInt8]) -> Aria2Reply? {
         guard let request = JSONValue.parse(body) else {
-            return Self.envelope(id: .null, .failure(.parse)).encoded
+            return Aria2Reply(body: Self.envelope(id: .null, .failure(.parse)).encoded, error: .parse)
         }
         if case .array(let batch) = request {
-            return JSONValue.array(batch.filter { $0.objectValue != nil }.map(respond(toCall:))).encoded
+            let replies = batch.filter { $0.objectValue != nil }.map(respond(toCall:))
+            return Aria2Reply(body: JSONValue.array(replies.map(\.reply)).encoded,
+                              unauthorized: replies.contains { $0.error == .unauthorized })
         }
-        return respond(toCall: request).encoded
+        let (reply, error) = respond(toCall: request)
+        return Aria2Reply(body: reply.encoded, error: error, unauthorized: error == .unauthorized)
     }
 
     /// A line of MOUNT/events (R24, `TIME ID EVENT NAME`) → the aria2
@@ -51,24 +54,27 @@ public final class Aria2Dispatcher: Sendable {
         Aria2Notification.message(forEventLine: line)?.encoded
     }
 
-    /// One call's reply.
-    private func respond(toCall request: JSONValue) -> JSONValue {
-        guard let object = request.objectValue, let id = object["id"] else {
-            return Self.envelope(id: .null, .failure(.invalidRequest))
-        }
-        guard let name = object["method"]?.stringValue else {
-            return Self.envelope(id: id, .failure(.invalidRequest))
-        }
+    /// One call's reply, and the error it answers.
+    private func respond(toCall request: JSONValue) -> (reply: JSONValue, error: Aria2Error?) {
+        let (id, outcome) = answer(request)
+        guard case .failure(let error) = outcome else { return (Self.envelope(id: id, outcome), nil) }
+        return (Self.envelope(id: id, outcome), error)
+    }
+
+    /// The id a call carries (null when it carries none) and its outcome.
+    private func answer(_ request: JSONValue) -> (id: JSONValue, Result<JSONValue, Aria2Error>) {
+        guard let object = request.objectValue, let id = object["id"] else { return (.null, .failure(.invalidRequest)) }
+        guard let name = object["method"]?.stringValue else { return (id, .failure(.invalidRequest)) }
         let params: [JSONValue]
         switch object["params"] {
         case nil: params = []
         case .array(let values)?: params = values
-        default: return Self.envelope(id: id, .failure(.invalidParams("Invalid params.")))
+        default: return (id, .failure(.invalidParams("Invalid params.")))
         }
         do {
-            return Self.envelope(id: id, .success(try call(name, params)))
+            return (id, .success(try call(name, params)))
         } catch {
-            return Self.envelope(id: id, .failure(error))
+            return (id, .failure(error))
         }
     }
 

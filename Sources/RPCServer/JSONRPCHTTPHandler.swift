@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import RPCCore
 
 /// One HTTP connection's requests: POST, GET and OPTIONS at `/jsonrpc`,
 /// answered on the wire as aria2c 1.36 answers them
@@ -185,7 +186,7 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
     }
 
-    private func answer(_ reply: [UInt8]?, callback: String, head: HTTPRequestHead, context: ChannelHandlerContext) {
+    private func answer(_ reply: Aria2Reply?, callback: String, head: HTTPRequestHead, context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: callback.isEmpty ? "application/json-rpc" : "text/javascript")
         guard let reply else {
@@ -194,8 +195,8 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(.ok, headers: headers, body: [], head: head, keepAlive: head.isKeepAlive, context: context)
             return
         }
-        let verdict = RPCReplyStatus(reply: reply)
-        let body = callback.isEmpty ? reply : Array(callback.utf8) + [UInt8(ascii: "(")] + reply + [UInt8(ascii: ")")]
+        let verdict = RPCReplyStatus(reply)
+        let body = callback.isEmpty ? reply.body : Array(callback.utf8) + [UInt8(ascii: "(")] + reply.body + [UInt8(ascii: ")")]
         let keepAlive = head.isKeepAlive && verdict.keepAlive
         guard verdict.unauthorized else {
             write(verdict.status, headers: headers, body: body, head: head, keepAlive: keepAlive, context: context)

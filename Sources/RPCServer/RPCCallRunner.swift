@@ -2,6 +2,7 @@ import Dispatch
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RPCCore
 
 /// Runs calls on the pool, never on an event loop (a call reads the
 /// mount's files, which may be slow), and counts the calls whose reply has
@@ -10,7 +11,7 @@ import NIOPosix
 /// server it stops (R72), with no delay guessed for it.
 final class RPCCallRunner: Sendable {
     private let threadPool: NIOThreadPool
-    private let respond: @Sendable ([UInt8]) -> [UInt8]?
+    private let respond: @Sendable ([UInt8]) -> Aria2Reply?
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -20,7 +21,7 @@ final class RPCCallRunner: Sendable {
         var whenAnswered: [@Sendable () -> Void] = []
     }
 
-    init(threadPool: NIOThreadPool, respond: @escaping @Sendable ([UInt8]) -> [UInt8]?) {
+    init(threadPool: NIOThreadPool, respond: @escaping @Sendable ([UInt8]) -> Aria2Reply?) {
         self.threadPool = threadPool
         self.respond = respond
     }
@@ -28,7 +29,7 @@ final class RPCCallRunner: Sendable {
     /// One call on the pool; the future completes on `eventLoop` (it fails
     /// when the pool is shut). The caller calls `answered()` once, when its
     /// reply is written or will never be.
-    func run(_ body: [UInt8], on eventLoop: any EventLoop) -> EventLoopFuture<[UInt8]?> {
+    func run(_ body: [UInt8], on eventLoop: any EventLoop) -> EventLoopFuture<Aria2Reply?> {
         state.withLockedValue { $0.unanswered += 1 }
         let respond = self.respond
         return threadPool.runIfActive(eventLoop: eventLoop) { respond(body) }

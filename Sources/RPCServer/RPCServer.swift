@@ -9,13 +9,15 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import RPCCore
 
 /// The RPC door's transport (R70): aria2's JSON-RPC over HTTP POST, GET
 /// and WebSocket at `/jsonrpc`, on SwiftNIO.
 ///
 /// It knows nothing of what the calls mean: each request body (or
 /// WebSocket message) goes to `respond`, whose reply is sent back as
-/// aria2c 1.36 sends it. One event-loop thread serves every connection;
+/// aria2c 1.36 sends it (the HTTP status from the error the reply says
+/// it carries, `RPCReplyStatus`). One event-loop thread serves every connection;
 /// `respond`, which does blocking I/O on the mount, runs on a small thread
 /// pool and never on the loop.
 ///
@@ -25,7 +27,7 @@ import NIOWebSocket
 /// `waitUntilStopped()` returns once the threads are gone.
 public final class RPCServer: Sendable {
     private let configuration: RPCServerConfiguration
-    private let respond: @Sendable ([UInt8]) -> [UInt8]?
+    private let respond: @Sendable ([UInt8]) -> Aria2Reply?
     private let clients = WebSocketClients()
     private let state = NIOLockedValueBox(State.created)
     /// true once `stop()` has finished (or `start()` failed).
@@ -59,7 +61,7 @@ public final class RPCServer: Sendable {
         let port: Int
     }
 
-    public init(configuration: RPCServerConfiguration, respond: @escaping @Sendable ([UInt8]) -> [UInt8]?) {
+    public init(configuration: RPCServerConfiguration, respond: @escaping @Sendable ([UInt8]) -> Aria2Reply?) {
         self.configuration = configuration
         self.respond = respond
     }

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import NIOWebSocket
+import RPCCore
 
 /// One WebSocket connection at `/jsonrpc`: each text (or binary, as aria2c
 /// reads both) message is a call whose reply goes back as one text frame;
@@ -141,7 +142,7 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
                         self.callInFlight = false
                         switch result {
                         case .success(let reply?):
-                            self.send(reply, context).whenComplete { _ in calls.answered() }
+                            self.send(reply.body, context).whenComplete { _ in calls.answered() }
                         case .success(nil):
                             calls.answered()
                         case .failure:

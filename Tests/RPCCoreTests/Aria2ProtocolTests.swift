@@ -111,6 +111,33 @@ final class Aria2ProtocolTests: RPCTestCase {
         XCTAssertEqual(self.reply("[]"), .array([]))
     }
 
+    /// What the transport maps to aria2c's HTTP status comes beside the
+    /// body: a single call's error, none for a result or a batch, and a
+    /// wrong secret wherever it was answered.
+    func test_theReplySaysItsErrorBesideTheBody() {
+        let answer = { (body: String, dispatcher: Aria2Dispatcher) in dispatcher.respond(to: Array(body.utf8)) }
+        XCTAssertEqual(answer(#"{"id":1,"method":"aria2.getSessionInfo"}"#, dispatcher)?.error, nil)
+        XCTAssertEqual(answer("{", dispatcher)?.error, .parse)
+        XCTAssertEqual(answer(#"{"id":1}"#, dispatcher)?.error, .invalidRequest)
+        XCTAssertEqual(answer(#"{"id":1,"method":"x.y"}"#, dispatcher)?.error?.code, -32601)
+        XCTAssertEqual(answer(#"{"id":1,"method":"aria2.tellStatus","params":["zz"]}"#, dispatcher)?.error?.code, 1)
+        let failedBatch = answer(#"[{"id":1,"method":"x.y"}]"#, dispatcher)
+        XCTAssertEqual(failedBatch?.error, nil)
+        XCTAssertEqual(failedBatch?.unauthorized, false)
+        // A failed task's status word "error" is a result.
+        XCTAssertEqual(answer(#"{"id":1,"method":"aria2.tellStopped","params":[0,10]}"#, dispatcher)?.error, nil)
+
+        let guarded = makeDispatcher(secret: "s3cret")
+        let refused = answer(#"{"id":1,"method":"aria2.getVersion","params":["token:no"]}"#, guarded)
+        XCTAssertEqual(refused?.error, .unauthorized)
+        XCTAssertEqual(refused?.unauthorized, true)
+        let batch = answer(#"[{"id":1,"method":"system.listMethods"},{"id":2,"method":"aria2.getVersion"}]"#, guarded)
+        XCTAssertEqual(batch?.error, nil)
+        XCTAssertEqual(batch?.unauthorized, true)
+        XCTAssertEqual(answer(#"{"id":1,"method":"aria2.getVersion","params":["token:s3cret"]}"#, guarded)?.unauthorized,
+                       false)
+    }
+
     // MARK: The secret (R71)
 
     func test_withASecretACallWithoutTheTokenIsUnauthorized() {

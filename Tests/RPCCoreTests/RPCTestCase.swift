@@ -23,7 +23,7 @@ class RPCTestCase: XCTestCase {
 
     /// The whole reply to `body`, parsed.
     func reply(_ body: String, _ dispatcher: Aria2Dispatcher? = nil) -> JSONValue? {
-        guard let bytes = (dispatcher ?? self.dispatcher).respond(to: Array(body.utf8)) else { return nil }
+        guard let bytes = (dispatcher ?? self.dispatcher).respond(to: Array(body.utf8))?.body else { return nil }
         return JSONValue.parse(bytes)
     }
 
@@ -32,7 +32,7 @@ class RPCTestCase: XCTestCase {
               _ dispatcher: Aria2Dispatcher? = nil) -> [String: JSONValue] {
         let body = JSONValue.object(["jsonrpc": .string("2.0"), "id": id, "method": .string(method),
                                      "params": .array(params)]).encoded
-        let bytes = (dispatcher ?? self.dispatcher).respond(to: body) ?? []
+        let bytes = (dispatcher ?? self.dispatcher).respond(to: body)?.body ?? []
         return JSONValue.parse(bytes)?.objectValue ?? [:]
     }
 

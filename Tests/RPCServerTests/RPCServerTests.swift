@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import RPCCore
 import XCTest
 
 @testable import RPCServer
@@ -22,7 +23,7 @@ final class RPCServerTests: XCTestCase {
     /// A started server on a free loopback port; stopped in tearDown.
     private func startServer(
         allowOriginAll: Bool = false, hasSecret: Bool = false, maxRequestBytes: Int = 2 * 1024 * 1024,
-        respond: @escaping @Sendable ([UInt8]) -> [UInt8]? = { $0 }
+        respond: @escaping @Sendable ([UInt8]) -> Aria2Reply? = { Aria2Reply(body: $0) }
     ) throws -> (RPCServer, Int) {
         let server = RPCServer(
             configuration: RPCServerConfiguration(
@@ -44,7 +45,7 @@ final class RPCServerTests: XCTestCase {
 
     func testPostBodyGoesToRespondAndTheReplyComesBackAsJSONRPC() throws {
         let (_, port) = try startServer(respond: { body in
-            Array(#"{"id":"q","jsonrpc":"2.0","result":"#.utf8) + body + Array("}".utf8)
+            Aria2Reply(body: Array(#"{"id":"q","jsonrpc":"2.0","result":"#.utf8) + body + Array("}".utf8))
         })
         let response = try post(#"{"x":1}"#, port: port)
         XCTAssertEqual(response.status, 200)
@@ -68,15 +69,15 @@ final class RPCServerTests: XCTestCase {
     }
 
     func testErrorRepliesGetAria2sHTTPStatusAndClose() throws {
-        let replies: [(String, Int)] = [
-            (#"{"id":"q","jsonrpc":"2.0","error":{"code":1,"message":"Invalid GID zz"}}"#, 400),
-            (#"{"id":null,"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request."}}"#, 400),
-            (#"{"id":"q","jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found."}}"#, 404),
-            (#"{"id":null,"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error."}}"#, 500),
-            (#"[{"id":"q","jsonrpc":"2.0","error":{"code":1,"message":"No such method: x"}}]"#, 200),
+        let replies: [(String, Aria2Error?, Int)] = [
+            (#"{"id":"q","jsonrpc":"2.0","error":{"code":1,"message":"Invalid GID zz"}}"#, .failure("Invalid GID zz"), 400),
+            (#"{"id":null,"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request."}}"#, .invalidRequest, 400),
+            (#"{"id":"q","jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found."}}"#, .methodNotFound("x"), 404),
+            (#"{"id":null,"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error."}}"#, .parse, 500),
+            (#"[{"id":"q","jsonrpc":"2.0","error":{"code":1,"message":"No such method: x"}}]"#, nil, 200),
         ]
-        for (reply, status) in replies {
-            let (_, port) = try startServer(respond: { _ in Array(reply.utf8) })
+        for (reply, error, status) in replies {
+            let (_, port) = try startServer(respond: { _ in Aria2Reply(body: Array(reply.utf8), error: error) })
             let response = try post("{}", port: port)
             XCTAssertEqual(response.status, status, reply)
             XCTAssertEqual(response.text, reply)
@@ -86,7 +87,9 @@ final class RPCServerTests: XCTestCase {
 
     func testUnauthorizedIsAnsweredAfterASecondAsAria2cDoes() throws {
         let reply = #"{"id":"q","jsonrpc":"2.0","error":{"code":1,"message":"Unauthorized"}}"#
-        let (_, port) = try startServer(respond: { _ in Array(reply.utf8) })
+        let (_, port) = try startServer(respond: { _ in
+            Aria2Reply(body: Array(reply.utf8), error: .unauthorized, unauthorized: true)
+        })
         let started = Date()
         let response = try post("{}", port: port)
         XCTAssertEqual(response.status, 400)
@@ -146,7 +149,7 @@ final class RPCServerTests: XCTestCase {
 
     func testRequestWithOriginIsRefusedWithoutSecret() throws {
         let called = NIOLockedValueBox(false)
-        let (_, port) = try startServer(respond: { body in called.withLockedValue { $0 = true }; return body })
+        let (_, port) = try startServer(respond: { body in called.withLockedValue { $0 = true }; return Aria2Reply(body: body) })
         let response = try post("[1]", port: port, headers: "Origin: http://evil.example\r\n")
         XCTAssertEqual(response.status, 403)
         XCTAssertFalse(called.withLockedValue { $0 }, "a refused request must not reach the dispatcher")
@@ -255,7 +258,7 @@ final class RPCServerTests: XCTestCase {
     // MARK: WebSocket (R70, R73)
 
     func testWebSocketHandshakeAndOneCallRoundTrip() throws {
-        let (_, port) = try startServer(respond: { body in Array("reply:".utf8) + body })
+        let (_, port) = try startServer(respond: { body in Aria2Reply(body: Array("reply:".utf8) + body) })
         let client = try LoopbackClient(port: port)
         let handshake = try client.webSocketHandshake()
         XCTAssertEqual(handshake.status, 101)
@@ -371,7 +374,7 @@ final class RPCServerTests: XCTestCase {
 
     func testPortInUseIsASentenceNamingThePort() throws {
         let (_, port) = try startServer()
-        let second = RPCServer(configuration: RPCServerConfiguration(port: port), respond: { $0 })
+        let second = RPCServer(configuration: RPCServerConfiguration(port: port), respond: { Aria2Reply(body: $0) })
         XCTAssertThrowsError(try second.start()) { error in
             let message = (error as? RPCServerError)?.message ?? ""
             XCTAssertTrue(message.hasPrefix("port \(port) is in use"), message)
@@ -437,7 +440,7 @@ final class RPCServerTests: XCTestCase {
         let box = NIOLockedValueBox<RPCServer?>(nil)
         let (server, port) = try startServer(respond: { body in
             box.withLockedValue { $0 }?.stop()
-            return Array("OK:".utf8) + body
+            return Aria2Reply(body: Array("OK:".utf8) + body)
         })
         box.withLockedValue { $0 = server }
         return (server, port)
