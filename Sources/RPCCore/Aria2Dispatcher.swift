@@ -57,7 +57,8 @@ public final class Aria2Dispatcher: Sendable {
     /// One call's reply, and the error it answers.
     private func respond(toCall request: JSONValue) -> (reply: JSONValue, error: Aria2Error?) {
         let (id, outcome) = answer(request)
-        guard case .failure(let error) = outcome else { return (Self.envelope(id: id, outcome), nil) }
+        var error: Aria2Error?
+        if case .failure(let failure) = outcome { error = failure }
         return (Self.envelope(id: id, outcome), error)
     }
 

@@ -127,9 +127,10 @@ struct MountFiles: MountView {
         case value(String)
         /// The task is gone.
         case gone
-        /// The file has no such attribute, or one over 64 KiB, the most the
+        /// No such attribute (a task without mirrors; a daemon from before
+        /// the directory answered them), or one over 64 KiB, the most the
         /// kernel passes (`XATTR_SIZE_MAX`): a status is then read from its
-        /// file; mirrors and ranges that many go unshown.
+        /// file; mirrors and ranges go unshown.
         case absent
     }
 
@@ -137,7 +138,7 @@ struct MountFiles: MountView {
     private func attribute(_ name: String, of id: Int64, what: String) throws(MountViewError) -> Attribute {
         let file = path + "/queue/\(id)"
         // Not zeroed: a status is a few hundred bytes of a 64 KiB buffer,
-        // asked for twice per `tellStatus`.
+        // and a `tellStatus` asks up to three attributes.
         var code: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: 65536) { buffer, count in
             let n = clinux_get_xattr(file, name, buffer.baseAddress, buffer.count)
