@@ -130,7 +130,7 @@ public final class Catalog: Sendable {
     public func commit(_ batch: CatalogBatch) throws(CatalogError) {
         guard !batch.isEmpty else { return }
         do {
-            try pool.write { db in
+            try pool.writeWithoutTransaction { db in try Self.inTransaction(db) {
                 if !batch.inserts.isEmpty {
                     let insert = try db.cachedStatement(sql: Self.insertTask)
                     for task in batch.inserts { try insert.run(try task.storedValues) }
@@ -152,8 +152,23 @@ public final class Catalog: Sendable {
                     for id in batch.deletes { try delete.run([id]) }
                 }
                 try trimIfDue(batch.events, db)
-            }
+            } }
         } catch { throw CatalogError("save tasks", error) }
+    }
+
+    /// Runs `body` in one transaction whose BEGIN and COMMIT are cached
+    /// statements: GRDB's `write` prepares both anew for every transaction,
+    /// a tenth of the loop thread's time with a commit per turn (`perf`,
+    /// 1,000 × 64 KiB, about 600 turns). A failure rolls back and rethrows.
+    private static func inTransaction(_ db: Database, _ body: () throws -> Void) throws {
+        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").run([])
+        do {
+            try body()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").run([])
+        } catch {
+            try? db.execute(sql: "ROLLBACK TRANSACTION")
+            throw error
+        }
     }
 
     private static let insertTask = """
