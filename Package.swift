@@ -20,20 +20,22 @@ let package = Package(
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "CCertificate", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "CLinux"),
+        // Threads made with pthread_create, so a thread that cannot be made is known.
+        .target(name: "Threads", dependencies: ["CLinux"]),
 
         // The pure core: no I/O, exhaustively unit-tested.
         .target(name: "DownloadFSCore"),
 
         // Adapters.
         .target(name: "Catalog", dependencies: [
-            "DownloadFSCore",
+            "DownloadFSCore", "Threads",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "Engine", dependencies: ["CCurl", "CDigest", "CLinux", "DownloadFSCore"]),
-        .target(name: "FuseKit", dependencies: ["CFuse", "CLinux"]),
+        .target(name: "Engine", dependencies: ["CCurl", "CDigest", "CLinux", "DownloadFSCore", "Threads"]),
+        .target(name: "FuseKit", dependencies: ["CFuse", "CLinux", "Threads"]),
         .target(name: "DownloadFS", dependencies: [
-            "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CCertificate", "CLinux",
+            "DownloadFSCore", "Catalog", "Engine", "FuseKit", "CCertificate", "CLinux", "Threads",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // aria2's JSON-RPC door (R70–R73): what each call means, decided
@@ -54,7 +56,7 @@ let package = Package(
         // The man page, rendered from the command tree and the core's lists.
         .target(name: "Manual", dependencies: ["DownloadFSCore"]),
         .executableTarget(name: "downloadfs", dependencies: [
-            "CLinux", "DownloadFS", "DownloadFSCore", "Manual", "RPCCore", "RPCServer",
+            "CLinux", "DownloadFS", "DownloadFSCore", "Manual", "RPCCore", "RPCServer", "Threads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -71,5 +73,6 @@ let package = Package(
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "DownloadFSCore"]),
         .testTarget(name: "ManualTests", dependencies: ["Manual", "DownloadFSCore"]),
         .testTarget(name: "RPCServerTests", dependencies: ["RPCServer", "RPCCore"]),
+        .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
     ]
 )

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import GRDB
 import Synchronization
+import Threads
 
 /// The SQLite catalog of tasks and events (GRDB, WAL).
 ///
@@ -71,12 +72,12 @@ public final class Catalog: Sendable {
         catch { throw CatalogError("load tasks", error) }
     }
 
-    /// Calls `body` with each task, lowest id first, one row at a time.
     /// How many tasks the catalog holds.
     public func taskCount() throws(CatalogError) -> Int {
         do { return try pool.read { try DownloadTask.fetchCount($0) } } catch { throw CatalogError("count tasks", error) }
     }
 
+    /// Calls `body` with each task, lowest id first, one row at a time.
     ///
     /// The rows are read and decoded on a second thread while `body` takes
     /// the ones before, a few thousand at a time: at a mount of a million
@@ -85,7 +86,7 @@ public final class Catalog: Sendable {
     /// cores. `body` runs on the caller's thread, in id order.
     public func forEachTask(_ body: (DownloadTask) throws -> Void) throws(CatalogError) {
         let handOff = HandOff<DownloadTask>(capacity: 4)
-        let reader = Thread { [pool] in
+        let read = { [pool] in
             do {
                 try pool.read { db in
                     let cursor = try DownloadTask.order(Column("id")).fetchCursor(db)
@@ -104,8 +105,9 @@ public final class Catalog: Sendable {
                 handOff.finish(error)
             }
         }
-        reader.name = "downloadfs-load"
-        reader.start()
+        do { try OSThread.start("downloadfs-load", read) } catch {
+            throw CatalogError("load tasks: \(error.message)")
+        }
         do {
             while let batch = handOff.take() {
                 for task in batch { try body(task) }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Threads
 
 /// Runs `--on-complete CMD` through `/bin/sh -c` when a task completes (R33),
 /// without waiting on it; a reaper thread collects its exit status and logs
@@ -40,7 +41,7 @@ final class CompletionHook: Sendable {
         }
         let log = self.log
         let child = pid
-        Thread.detachNewThread {
+        let watched = try? OSThread.start("downloadfs-hook", stackSize: 64 << 10) {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             let exited = (status & 0x7f) == 0
@@ -49,6 +50,10 @@ final class CompletionHook: Sendable {
                 log.daemon("on-complete hook for task \(id) failed (\(exited ? "exit \(code)" : "signal \(status & 0x7f)"))",
                            level: .warning)
             }
+        }
+        if watched == nil {
+            log.daemon("on-complete hook for task \(id) runs unwatched: no thread could be made to wait for it, "
+                + "so its exit status is not logged", level: .warning)
         }
     }
 }

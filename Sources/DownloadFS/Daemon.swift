@@ -60,6 +60,14 @@ public enum Daemon {
             events.publish(changes.map { EventLine.line(time: $0.at, id: $0.id, event: $0.event, name: $0.name) })
         }
         try controller.load()
+        let trust = TLSTrust(caCertificate: configuration.caCertificate, environment: ProcessInfo.processInfo.environment)
+        let engine = Engine(delegate: controller.client, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+                            trust: trust)
+        controller.attach(engine)
+        // Both threads before the mount: one that cannot be made fails the
+        // mount instead of leaving it unanswered.
+        do { try engine.run() } catch { throw DaemonError(error.message) }
+        try controller.prepare()
 
         let filesystem = DownloadFileSystem(controller: controller, events: events)
         // The source field of the mount names the state dir, so `unmount`
@@ -97,11 +105,6 @@ public enum Daemon {
             ready()
         }
 
-        let trust = TLSTrust(caCertificate: configuration.caCertificate, environment: ProcessInfo.processInfo.environment)
-        let engine = Engine(delegate: controller.client, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
-                            trust: trust)
-        controller.attach(engine)
-        engine.run()
         controller.begin()
 
         pthread_sigmask(SIG_UNBLOCK, &blocked, nil)

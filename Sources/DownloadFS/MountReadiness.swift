@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import Threads
 
 /// Decides, once, whether a fresh mount became ready (R1).
 ///
@@ -35,27 +36,39 @@ final class MountReadiness: Sendable {
     /// mount answers before anything else decides.
     func probe(_ mountpoint: String, deadline seconds: Int, onReady: @escaping @Sendable () -> Void) {
         let parent = (mountpoint as NSString).deletingLastPathComponent
-        let thread = Thread { [self] in
-            defer { probeFinished.signal() }
-            var below = stat()
-            let parentDevice: dev_t? = stat(parent.isEmpty ? "/" : parent, &below) == 0 ? below.st_dev : nil
-            let end = Date().addingTimeInterval(TimeInterval(seconds))
-            while undecided && Date() < end {
-                var st = stat()
-                if stat(mountpoint, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_dev != parentDevice {
-                    if decide(.ready) { onReady() }
-                    return
-                }
-                usleep(20_000)
+        do {
+            try OSThread.start("downloadfs-probe") { [self] in
+                probeMount(mountpoint, below: parent, until: seconds, onReady: onReady)
             }
+        } catch {
+            probeFinished.signal()
+            if decide(.failed(error.message)) { kill(getpid(), SIGTERM) }
+            return
         }
-        thread.start()
         // The stat may block for good on a mount that never answers, so the
         // deadline is kept apart from it.
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { [self] in
             if decide(.failed("the mount did not answer within \(seconds) s")) {
                 kill(getpid(), SIGTERM)
             }
+        }
+    }
+
+    /// The probe thread: `stat`s the mountpoint until it is a directory on
+    /// another device than its parent, or something else decided.
+    private func probeMount(_ mountpoint: String, below parent: String, until seconds: Int,
+                            onReady: @Sendable () -> Void) {
+        defer { probeFinished.signal() }
+        var below = stat()
+        let parentDevice: dev_t? = stat(parent.isEmpty ? "/" : parent, &below) == 0 ? below.st_dev : nil
+        let end = Date().addingTimeInterval(TimeInterval(seconds))
+        while undecided && Date() < end {
+            var st = stat()
+            if stat(mountpoint, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_dev != parentDevice {
+                if decide(.ready) { onReady() }
+                return
+            }
+            usleep(20_000)
         }
     }
 

@@ -1,9 +1,10 @@
-import CLinux
 import Catalog
+import CLinux
 import DownloadFSCore
 import Engine
 import Foundation
 import Glibc
+import Threads
 
 /// The daemon's one owner of tasks: a serial loop on its own thread.
 ///
@@ -33,6 +34,8 @@ final class TaskLoop: @unchecked Sendable {
     let configuration: DaemonConfiguration
     private var effects: TaskEffects!
     private let finished = DispatchSemaphore(value: 0)
+    /// Signalled by `begin`: the loop thread's first turn waits for it.
+    private let go = DispatchSemaphore(value: 0)
 
     // MARK: loop thread only
 
@@ -77,18 +80,26 @@ final class TaskLoop: @unchecked Sendable {
 
     func attach(_ engine: Engine) { effects.engine = engine }
 
-    /// Starts the loop thread; called once the mount is up and the engine runs.
+    /// Makes the loop thread, before the mount: a daemon that could not
+    /// make it fails to mount, rather than mount a filesystem whose every
+    /// request would wait for ever. The thread waits for `begin`.
+    func prepare() throws(DaemonError) {
+        do {
+            try OSThread.start("downloadfs-loop") { [self] in
+                go.wait()
+                while true {
+                    _ = client.wakeUp.wait(timeout: .now() + 0.25)
+                    if turn(client.takeAll()) { break }
+                }
+                finished.signal()
+            }
+        } catch { throw DaemonError(error.message) }
+    }
+
+    /// Lets the loop thread run; called once the mount is up and the engine runs.
     func begin() {
         log.deliver { [client] in client.wakeUp.signal() }
-        let thread = Thread { [self] in
-            clinux_name_thread("downloadfs-loop")
-            while true {
-                _ = client.wakeUp.wait(timeout: .now() + 0.25)
-                if turn(client.takeAll()) { break }
-            }
-            finished.signal()
-        }
-        thread.start()
+        go.signal()
         client.wakeUp.signal()
     }
 

@@ -3,6 +3,7 @@ import CLinux
 import DownloadFSCore
 import Foundation
 import Glibc
+import Threads
 
 /// The download engine: one thread owns the curl multi handle and every easy
 /// handle (curl handles are not thread-safe), other threads talk to it by
@@ -28,7 +29,6 @@ public final class Engine: @unchecked Sendable {
     private let opener = DispatchQueue(label: "downloadfs.open")
     private let checkpointer: Checkpointer
     private let delegate: EngineDelegate
-    private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
     // Engine thread only.
@@ -60,15 +60,12 @@ public final class Engine: @unchecked Sendable {
 
     deinit { curl_multi_cleanup(multi) }
 
-    public func run() {
-        let thread = Thread { [self] in
-            clinux_name_thread("downloadfs-engine")
+    /// Starts the engine thread, which takes the commands sent so far.
+    public func run() throws(ThreadStartError) {
+        try OSThread.start("downloadfs-engine", stackSize: 1 << 20) { [self] in
             loop()
             finished.signal()
         }
-        thread.stackSize = 1 << 20
-        self.thread = thread
-        thread.start()
     }
 
     // MARK: - commands (any thread)

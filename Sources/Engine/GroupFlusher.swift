@@ -2,6 +2,7 @@ import CLinux
 import DownloadFSCore
 import Foundation
 import Glibc
+import Threads
 
 /// Makes finished data files durable in groups (R51; SPEC §9's many small
 /// files), on a thread of its own (`downloadfs-flush`).
@@ -52,7 +53,7 @@ final class GroupFlusher: @unchecked Sendable {
         if waiting.isEmpty { firstJoined = MonotonicClock.now() }
         waiting.append(Member(fd: fd, then: then))
         if !running {
-            running = OSThread.start("downloadfs-flush", stackSize: 256 << 10, joinable: false) { [self] in run() } != nil
+            running = (try? OSThread.start("downloadfs-flush", stackSize: 256 << 10) { [self] in run() }) != nil
             if !running {
                 // No thread could be made: this caller flushes what waits
                 // (slower, but no file waits for a thread that never runs).

@@ -1,6 +1,7 @@
 import CFuse
 import Foundation
 import Glibc
+import Threads
 
 /// One mounted FUSE filesystem, set up and torn down in libfuse's order:
 /// session → signal handlers → mount → loop → unmount → remove handlers →
@@ -46,7 +47,12 @@ public final class FuseSession: @unchecked Sendable {
             _ = FuseSession.releaseHeldMessages()
             throw FuseError("could not install signal handlers")
         }
-        notifier.start(session!)
+        do { try notifier.start(session!) } catch {
+            fuse_remove_signal_handlers(session)
+            fuse_session_destroy(session)
+            session = nil
+            throw FuseError(error.message)
+        }
         bridge.passthrough.attach(session)
     }
 

@@ -3,6 +3,7 @@ import CLinux
 import Foundation
 import Glibc
 import Synchronization
+import Threads
 
 /// Sends `KernelNotice`s to the kernel from one dedicated serial thread.
 ///
@@ -80,20 +81,27 @@ public final class KernelNotifier: @unchecked Sendable {
     }
 
     /// Starts the thread; `session` must outlive `stop`.
-    func start(_ session: OpaquePointer) {
+    func start(_ session: OpaquePointer) throws(ThreadStartError) {
         condition.lock()
         self.session = session
         running = true
         condition.unlock()
-        let thread = Thread { [self] in
-            clinux_name_thread("downloadfs-notify")
-            run()
-            condition.lock()
-            running = false
-            condition.broadcast()
-            condition.unlock()
+        do {
+            try OSThread.start("downloadfs-notify") { [self] in
+                run()
+                ended()
+            }
+        } catch {
+            ended()
+            throw error
         }
-        thread.start()
+    }
+
+    private func ended() {
+        condition.lock()
+        running = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Drops what is still queued and ends the thread. Returns false when

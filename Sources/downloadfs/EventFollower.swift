@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Threads
 
 /// Reads `MOUNT/events` (R24) on a thread of its own and hands each whole
 /// line on: what aria2's notifications are built on (R73), never a poll
@@ -22,9 +23,10 @@ final class EventFollower: Sendable {
     func start() throws(ClientError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ClientError("rpc: cannot open \(path): \(String(cString: strerror(errno)))") }
-        let thread = Thread { [self] in follow(fd) }
-        thread.name = "downloadfs-rpc-events"
-        thread.start()
+        do { try OSThread.start("downloadfs-rpc-events") { [self] in follow(fd) } } catch {
+            close(fd)
+            throw ClientError("rpc: \(error.message)")
+        }
     }
 
     private func follow(_ fd: Int32) {

@@ -5,8 +5,9 @@ import Glibc
 /// A thread started with `pthread_create` itself, so a thread that cannot
 /// be made (no memory, the process's thread limit) is known at once:
 /// Foundation's `Thread.start` ignores that failure, and whoever waits for
-/// the thread's work would wait forever.
-enum OSThread {
+/// the thread's work would wait forever. Every thread the daemon and the
+/// door make is made here, so each caller says what it does without one.
+public enum OSThread {
     private final class Work {
         let name: String
         let body: () -> Void
@@ -16,11 +17,12 @@ enum OSThread {
         }
     }
 
-    /// Starts `body` on a new thread named `name` (as `ps -L` shows it);
-    /// nil when none could be made. A joinable thread must be joined
+    /// Starts `body` on a new thread named `name` (as `ps -L` shows it),
+    /// or says why none could be made. A joinable thread must be joined
     /// (`pthread_join`), a detached one ends on its own.
-    static func start(_ name: String, stackSize: Int, joinable: Bool,
-                      _ body: @escaping () -> Void) -> pthread_t? {
+    @discardableResult
+    public static func start(_ name: String, stackSize: Int = defaultStackSize, joinable: Bool = false,
+                             _ body: @escaping () -> Void) throws(ThreadStartError) -> pthread_t {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -36,22 +38,26 @@ enum OSThread {
         }, work)
         guard started == 0 else {
             Unmanaged<Work>.fromOpaque(work).release()
-            return nil
+            throw ThreadStartError(name: name, code: started)
         }
         return thread
     }
+
+    /// glibc's default (RLIMIT_STACK's usual 8 MiB), what Foundation's
+    /// `Thread` gave: address space, of which only what is touched is memory.
+    public static let defaultStackSize = 8 << 20
 
     /// Runs `body(i)` for every `i` in `0..<count` on up to `width` threads
     /// at once, the caller's among them, each taking the next index until
     /// none is left; returns when all are done. A thread that cannot be
     /// made only narrows the width (the caller does what is left), so this
     /// always returns.
-    static func lanes(_ count: Int, width: Int, name: String, stackSize: Int = 64 << 10,
+    public static func lanes(_ count: Int, width: Int, name: String, stackSize: Int = 64 << 10,
                       _ body: @escaping (Int) -> Void) {
         let next = NextIndex()
         let lane = { while let i = next.take(below: count) { body(i) } }
         let helpers = (1..<max(1, min(width, count))).compactMap { _ in
-            start(name, stackSize: stackSize, joinable: true, lane)
+            try? start(name, stackSize: stackSize, joinable: true, lane)
         }
         lane()
         for thread in helpers { pthread_join(thread, nil) }

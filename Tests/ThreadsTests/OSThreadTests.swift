@@ -1,4 +1,4 @@
-@testable import Engine
+import Threads
 import Foundation
 import Glibc
 import XCTest
@@ -40,7 +40,11 @@ final class OSThreadTests: XCTestCase {
     /// A stack no system can give (64 TiB) makes every pthread_create
     /// fail: the caller then runs every index itself, and the call returns.
     func testThreadsThatCannotBeMadeLeaveTheWorkToTheCaller() {
-        XCTAssertNil(OSThread.start("test-none", stackSize: 1 << 46, joinable: false) {})
+        XCTAssertThrowsError(try OSThread.start("test-none", stackSize: 1 << 46) {}) { error in
+            let failure = error as? ThreadStartError
+            XCTAssertEqual(failure?.name, "test-none")
+            XCTAssertTrue(failure?.message.hasPrefix("cannot start the test-none thread (") ?? false, failure?.message ?? "")
+        }
         let record = Record(20)
         OSThread.lanes(20, width: 8, name: "test-lane", stackSize: 1 << 46) { record.ran($0) }
         XCTAssertEqual(record.counts, Array(repeating: 1, count: 20))
@@ -49,7 +53,7 @@ final class OSThreadTests: XCTestCase {
 
     func testADetachedThreadRunsItsBody() {
         let ran = DispatchSemaphore(value: 0)
-        XCTAssertNotNil(OSThread.start("test-one", stackSize: 64 << 10, joinable: false) { ran.signal() })
+        XCTAssertNoThrow(try OSThread.start("test-one", stackSize: 64 << 10) { ran.signal() })
         XCTAssertEqual(ran.wait(timeout: .now() + 10), .success)
     }
 }
