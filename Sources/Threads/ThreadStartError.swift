@@ -8,11 +8,6 @@ public struct ThreadStartError: Error, Sendable, Equatable {
     /// `pthread_create`'s error number (EAGAIN, ENOMEM, EINVAL).
     public let code: Int32
 
-    public init(name: String, code: Int32) {
-        self.name = name
-        self.code = code
-    }
-
     /// What the user reads.
     public var message: String {
         "cannot start the \(name) thread (\(String(cString: strerror(code)))): "

@@ -9,6 +9,10 @@
 #           --parallel-max 16`, which makes nothing durable; and, shown
 #           only, `wget2 --max-threads=16` and `aria2c -j16 -i` over the same
 #           list. Targets: <= 0.75x curl+sync and <= 1.5x curl.
+#           Run it at least six minutes after anything deleted many files on
+#           the work dir's filesystem: ext4 without a journal skips inodes
+#           freed less than 60 s (360 s while their table block is dirty)
+#           ago, probing each, which slows every tool's file creation.
 
 # wall_of COMMAND...: the seconds a quiet COMMAND took (time's own line is the last).
 wall_of() { { /usr/bin/time -f "%e" timeout 300 "$@"; } 2>&1 | tail -1; }
