@@ -106,7 +106,7 @@ public final class Catalog: Sendable {
             }
         }
         do { try OSThread.start("downloadfs-load", read) } catch {
-            throw CatalogError("load tasks: \(error.message)")
+            throw CatalogError("catalog: could not load tasks: \(error.message)")
         }
         do {
             while let batch = handOff.take() {
@@ -160,8 +160,8 @@ public final class Catalog: Sendable {
 
     /// Runs `body` in one transaction whose BEGIN and COMMIT are cached
     /// statements: GRDB's `write` prepares both anew for every transaction,
-    /// a tenth of the loop thread's time with a commit per turn (`perf`,
-    /// 1,000 × 64 KiB, about 600 turns). A failure rolls back and rethrows.
+    /// about a tenth of a commit's time with a commit per turn (1,000 ×
+    /// 64 KiB: some 600 turns). A failure rolls back and rethrows.
     private static func inTransaction(_ db: Database, _ body: () throws -> Void) throws {
         try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").run([])
         do {

@@ -41,7 +41,7 @@ final class CompletionHook: Sendable {
         }
         let log = self.log
         let child = pid
-        let watched = try? OSThread.start("downloadfs-hook", stackSize: 64 << 10) {
+        let watched = try? OSThread.start("downloadfs-hook", stackSize: 256 << 10) {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             let exited = (status & 0x7f) == 0

@@ -97,6 +97,7 @@ public final class KernelNotifier: @unchecked Sendable {
         }
     }
 
+    /// The thread has ended, or was never made: `stop` stops waiting.
     private func ended() {
         condition.lock()
         running = false
