@@ -9,8 +9,13 @@ everything on the mount is done by scripts run as that user."""
 
 import hashlib
 import json
+import os
+import re
+import subprocess
 
+from support.cli import one_line_message
 from support.files import MiB, content
+from support.mount import mounted_in_table
 from support.waiting import wait_until
 
 # Run as the mount's user: adds URL, waits for it (deadline), then reads the
@@ -89,3 +94,24 @@ def test_a_user_without_privilege_alone_reaches_the_mount(make_mount, unprivileg
     except PermissionError:
         listing = False
     assert not listing, "a mount without allow_other must refuse other users, root included"
+
+
+def test_a_daemon_short_of_threads_fails_to_mount_and_says_why(make_mount, unprivileged_user):
+    """A user at their process limit (RLIMIT_NPROC counts threads too): the
+    daemon cannot make the threads it needs before it mounts (the catalog's
+    loader, the engine, the loop, the notifier). It must neither mount a
+    filesystem nobody answers nor wait for ever for a thread that never
+    came: it fails at once, names the thread and says why."""
+    user = unprivileged_user
+    mount = make_mount(user=user, start=False)
+    mount.mp.mkdir(parents=True, exist_ok=True)
+    os.chown(mount.mp, user.pw_uid, user.pw_gid)
+    # Three: the main thread and two more, fewer than the daemon makes.
+    run = subprocess.run(["prlimit", "--nproc=3", *mount.command()], capture_output=True, text=True,
+                         timeout=60, user=user.pw_uid, group=user.pw_gid, extra_groups=[],
+                         env={**os.environ, "HOME": user.pw_dir, "USER": user.pw_name})
+    assert run.returncode != 0, run
+    assert one_line_message(run.stderr), f"want a one-line message, got {run.stderr!r}"
+    assert re.search(r"cannot start the downloadfs-[a-z]+ thread \(Resource temporarily unavailable\): "
+                     r"the system is out of threads or memory; free some and try again$", run.stderr.strip()), run.stderr
+    assert not mounted_in_table(mount.mp)
