@@ -6,11 +6,13 @@
                                             holds N entries; prints the seconds
     helper.py latency MNT ID[,ID...] SECS   time reads of MNT/queue/<first id>/status
                                             while every task is `downloading`
-    helper.py syncmove DIR DEST THREADS [-- COMMAND...]
+    helper.py syncmove [--meta] DIR DEST THREADS [-- COMMAND...]
                                             run COMMAND (the download into DIR), then
                                             fdatasync each file of DIR and rename it into
                                             DEST, THREADS at a time; prints the seconds of
-                                            both, one wall
+                                            both, one wall; --meta also gives each file
+                                            what R40-R42 ask (mtime, origin attributes,
+                                            mode 0444)
     helper.py offsets SIZE K SEED           the K read offsets of `stream`, in the order read
     helper.py reads [--hold] FILE SRC K SEED [MNT ID]
                                             time K reads of 64 KiB (open, pread, close)
@@ -87,22 +89,31 @@ def fill(mnt, listing, count, timeout):
         time.sleep(0.005)
 
 
-def syncmove(source, dest, threads, command=None):
+def syncmove(source, dest, threads, command=None, meta=False):
     """What R51 asks of a downloader beyond curl's work, for the `many`
     part: `command` (curl fetching into `source`) run, then each file's data
     flushed (fdatasync) and the file renamed into `dest`, `threads` at a
     time (downloadfs's workers run in parallel too), timed as one wall. The
     clock starts here, after Python's own start, which a peer written in C
-    would not pay."""
+    would not pay. `meta`: each file also gets what downloadfs gives a
+    finished file (R40-R42): the server's mtime, the origin URL and MIME
+    type as user attributes, and mode 0444."""
     os.makedirs(dest, exist_ok=True)
 
     def one(name):
-        fd = os.open(os.path.join(source, name), os.O_RDONLY)
+        path = os.path.join(source, name)
+        fd = os.open(path, os.O_RDONLY)
         try:
             os.fdatasync(fd)
         finally:
             os.close(fd)
-        os.rename(os.path.join(source, name), os.path.join(dest, name))
+        if meta:
+            os.utime(path, (1_700_000_000, 1_700_000_000))
+            os.setxattr(path, "user.xdg.origin.url", f"http://127.0.0.1/many/{name}".encode())
+            os.setxattr(path, "user.mime_type", b"application/octet-stream")
+        os.rename(path, os.path.join(dest, name))
+        if meta:
+            os.chmod(os.path.join(dest, name), 0o444)
 
     start = time.monotonic()
     if command:
@@ -605,6 +616,8 @@ def main(argv):
         return fill(argv[2], argv[3], int(argv[4]), float(argv[5]))
     if len(argv) == 3 and argv[1] == "table":
         return table(argv[2])
+    if len(argv) >= 6 and argv[1:3] == ["syncmove", "--meta"] and argv[6:7] in ([], ["--"]):
+        return syncmove(argv[3], argv[4], int(argv[5]), argv[7:], meta=True)
     if len(argv) >= 5 and argv[1] == "syncmove" and argv[5:6] in ([], ["--"]):
         return syncmove(argv[2], argv[3], int(argv[4]), argv[6:])
     if len(argv) == 5 and argv[1] == "latency":

@@ -8,7 +8,10 @@
 #           curl's start, after Python's); against plain `curl -Z
 #           --parallel-max 16`, which makes nothing durable; and, shown
 #           only, `wget2 --max-threads=16` and `aria2c -j16 -i` over the same
-#           list. Targets: <= 0.75x curl+sync and <= 1.5x curl.
+#           list. Targets: <= 0.75x curl+sync and <= 1.5x curl. Shown
+#           beside them, "curl+sync+meta": curl+sync that also gives each
+#           file what downloadfs gives a finished one (R40-R42: mtime, origin
+#           attributes, mode 0444), the naive way.
 #           Run it at least six minutes after anything deleted many files on
 #           the work dir's filesystem: ext4 without a journal skips inodes
 #           freed less than 60 s (360 s while their table block is dirty)
@@ -21,7 +24,7 @@ many_curl() { many_words=(curl -sf -Z --parallel-max 16 --output-dir "$1" --remo
 
 part_many() {
   echo; echo "== many: 1,000 files of 64 KiB, 16 at a time, $rounds rounds"
-  local n=1000 out dir tools=(downloadfs curl curl+sync) r i tool t list="$work/many.list" got many_words
+  local n=1000 out dir tools=(downloadfs curl curl+sync curl+sync+meta) r i tool t list="$work/many.list" got many_words meta
   have wget2 && tools+=(wget2)
   have aria2c && tools+=(aria2c)
   if [ ! -e "$work/www/many/f0000.bin" ]; then
@@ -47,10 +50,12 @@ part_many() {
           dir=$out/state/files
           ;;
         curl) many_curl "$out"; t=$(wall_of "${many_words[@]}") ;;
-        curl+sync)
+        curl+sync | curl+sync+meta)
           mkdir -p "$out/got"
           many_curl "$out/got"
-          t=$(timeout 300 python3 "$helper" syncmove "$out/got" "$out/files" 16 -- "${many_words[@]}")
+          meta=()
+          [ "$tool" = curl+sync+meta ] && meta=(--meta)
+          t=$(timeout 300 python3 "$helper" syncmove "${meta[@]}" "$out/got" "$out/files" 16 -- "${many_words[@]}")
           dir=$out/files
           ;;
         wget2) t=$(wall_of wget2 -q --max-threads=16 -P "$out" -i "$list") ;;
@@ -62,15 +67,17 @@ part_many() {
     done
   done
   declare -A wall
-  printf '%-11s %9s %9s   %s\n' tool "wall s" "files/s" "(medians; walls of each round)"
+  printf '%-15s %9s %9s   %s\n' tool "wall s" "files/s" "(medians; walls of each round)"
   for tool in "${tools[@]}"; do
     # shellcheck disable=SC2086
     wall[$tool]=$(median ${walls[$tool]})
-    printf '%-11s %9.2f %9.0f   %s\n' "$tool" "${wall[$tool]}" "$(calc "$n / ${wall[$tool]}")" "${walls[$tool]# }"
+    printf '%-15s %9.2f %9.0f   %s\n' "$tool" "${wall[$tool]}" "$(calc "$n / ${wall[$tool]}")" "${walls[$tool]# }"
   done
   verdict "many: wall downloadfs / curl+sync" "$(calc "${wall[downloadfs]} / ${wall[curl+sync]}")" "<=" 0.75
   verdict "many: wall downloadfs / curl" "$(calc "${wall[downloadfs]} / ${wall[curl]}")" "<=" 1.50
   note "curl+sync / curl" "$(calc "${wall[curl+sync]} / ${wall[curl]}")"
+  note "wall downloadfs / curl+sync+meta" "$(calc "${wall[downloadfs]} / ${wall[curl+sync+meta]}")"
+  note "curl+sync+meta / curl+sync" "$(calc "${wall[curl+sync+meta]} / ${wall[curl+sync]}")"
   [ -n "${wall[wget2]:-}" ] && note "wget2 / curl" "$(calc "${wall[wget2]} / ${wall[curl]}")"
   [ -n "${wall[aria2c]:-}" ] && note "aria2c / curl" "$(calc "${wall[aria2c]} / ${wall[curl]}")"
   return 0
