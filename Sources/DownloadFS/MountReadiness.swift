@@ -42,16 +42,19 @@ final class MountReadiness: Sendable {
             }
         } catch {
             probeFinished.signal()
-            if decide(.failed(error.message)) { kill(getpid(), SIGTERM) }
-            return
+            return fail(error.message)
         }
         // The stat may block for good on a mount that never answers, so the
         // deadline is kept apart from it.
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { [self] in
-            if decide(.failed("the mount did not answer within \(seconds) s")) {
-                kill(getpid(), SIGTERM)
-            }
+            fail("the mount did not answer within \(seconds) s")
         }
+    }
+
+    /// Decides "failed" unless something decided first, and then ends the
+    /// session loop (the daemon signals itself, as `kill` would).
+    private func fail(_ reason: String) {
+        if decide(.failed(reason)) { kill(getpid(), SIGTERM) }
     }
 
     /// The probe thread: `stat`s the mountpoint until it is a directory on

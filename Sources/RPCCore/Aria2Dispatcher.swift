@@ -39,11 +39,11 @@ public final class Aria2Dispatcher: Sendable {
         }
         if case .array(let batch) = request {
             let replies = batch.filter { $0.objectValue != nil }.map(respond(toCall:))
-            return Aria2Reply(body: JSONValue.array(replies.map(\.reply)).encoded,
+            return Aria2Reply(batch: JSONValue.array(replies.map(\.reply)).encoded,
                               unauthorized: replies.contains { $0.error == .unauthorized })
         }
         let (reply, error) = respond(toCall: request)
-        return Aria2Reply(body: reply.encoded, error: error, unauthorized: error == .unauthorized)
+        return Aria2Reply(body: reply.encoded, error: error)
     }
 
     /// A line of MOUNT/events (R24, `TIME ID EVENT NAME`) → the aria2

@@ -6,12 +6,23 @@ public struct Aria2Reply: Sendable, Equatable {
     /// The error a single call (or a body that is no call) answered; nil
     /// for a result and for a batch, which aria2c always answers 200.
     public let error: Aria2Error?
-    /// Whether a wrong secret was answered, alone or in a batch.
-    public let unauthorized: Bool
+    /// A batch's: one of its calls was answered "Unauthorized".
+    private let batchUnauthorized: Bool
 
-    public init(body: [UInt8], error: Aria2Error? = nil, unauthorized: Bool = false) {
+    /// A single call's reply (or a body that is no call).
+    public init(body: [UInt8], error: Aria2Error? = nil) {
         self.body = body
         self.error = error
-        self.unauthorized = unauthorized
+        batchUnauthorized = false
     }
+
+    /// A batch's reply; `unauthorized`: one of its calls had a wrong secret.
+    public init(batch body: [UInt8], unauthorized: Bool) {
+        self.body = body
+        error = nil
+        batchUnauthorized = unauthorized
+    }
+
+    /// Whether a wrong secret was answered, alone or in a batch.
+    public var unauthorized: Bool { error == .unauthorized || batchUnauthorized }
 }

@@ -6,8 +6,8 @@ import XCTest
 /// The HTTP status of a reply, as aria2c's `sendJsonRpcResponse` chooses
 /// it from the error the reply carries.
 final class RPCReplyStatusTests: XCTestCase {
-    private func status(_ error: Aria2Error?, unauthorized: Bool = false) -> RPCReplyStatus {
-        RPCReplyStatus(Aria2Reply(body: [], error: error, unauthorized: unauthorized))
+    private func status(_ error: Aria2Error?) -> RPCReplyStatus {
+        RPCReplyStatus(Aria2Reply(body: [], error: error))
     }
 
     func testResultIs200KeepAlive() {
@@ -27,8 +27,8 @@ final class RPCReplyStatusTests: XCTestCase {
     }
 
     func testUnauthorizedSingleOrInBatch() {
-        XCTAssertTrue(status(.unauthorized, unauthorized: true).unauthorized)
-        let batch = status(nil, unauthorized: true)
+        XCTAssertTrue(status(.unauthorized).unauthorized)
+        let batch = RPCReplyStatus(Aria2Reply(batch: [], unauthorized: true))
         XCTAssertEqual(batch.status, .ok)
         XCTAssertTrue(batch.keepAlive)
         XCTAssertTrue(batch.unauthorized)

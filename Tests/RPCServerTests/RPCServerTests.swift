@@ -88,7 +88,7 @@ final class RPCServerTests: XCTestCase {
     func testUnauthorizedIsAnsweredAfterASecondAsAria2cDoes() throws {
         let reply = #"{"id":"q","jsonrpc":"2.0","error":{"code":1,"message":"Unauthorized"}}"#
         let (_, port) = try startServer(respond: { _ in
-            Aria2Reply(body: Array(reply.utf8), error: .unauthorized, unauthorized: true)
+            Aria2Reply(body: Array(reply.utf8), error: .unauthorized)
         })
         let started = Date()
         let response = try post("{}", port: port)
