@@ -11,7 +11,12 @@
 #           list. Targets: <= 0.75x curl+sync and <= 1.5x curl. Shown
 #           beside them, "curl+sync+meta": curl+sync that also gives each
 #           file what downloadfs gives a finished one (R40-R42: mtime, origin
-#           attributes, mode 0444), the naive way.
+#           attributes, mode 0444), the naive way; and "floor", the least
+#           a durable downloader must do (floor.c, built here with cc over
+#           libcurl: one curl multi thread, a second thread that flushes
+#           every file waiting with one syncfs, checks each file's own
+#           writeback, gives it that metadata and moves it into place; no
+#           catalog, no log, no state machine): the physical limit.
 #           Run it at least six minutes after anything deleted many files on
 #           the work dir's filesystem: ext4 without a journal skips inodes
 #           freed less than 60 s (360 s while their table block is dirty)
@@ -25,6 +30,12 @@ many_curl() { many_words=(curl -sf -Z --parallel-max 16 --output-dir "$1" --remo
 part_many() {
   echo; echo "== many: 1,000 files of 64 KiB, 16 at a time, $rounds rounds"
   local n=1000 out dir tools=(downloadfs curl curl+sync curl+sync+meta) r i tool t list="$work/many.list" got many_words meta
+  # shellcheck disable=SC2046 # pkg-config prints words
+  if cc -O2 -o "$work/floor" "$parts_dir/floor.c" $(pkg-config --cflags --libs libcurl) -lpthread; then
+    tools+=(floor)
+  else
+    echo "note: could not build floor.c; the durable floor is not shown" >&2
+  fi
   have wget2 && tools+=(wget2)
   have aria2c && tools+=(aria2c)
   if [ ! -e "$work/www/many/f0000.bin" ]; then
@@ -58,6 +69,7 @@ part_many() {
           t=$(timeout 300 python3 "$helper" syncmove "${meta[@]}" "$out/got" "$out/files" 16 -- "${many_words[@]}")
           dir=$out/files
           ;;
+        floor) t=$(wall_of "$work/floor" "$list" "$out" 16); dir=$out/files ;;
         wget2) t=$(wall_of wget2 -q --max-threads=16 -P "$out" -i "$list") ;;
         aria2c) t=$(wall_of aria2c -q -j16 -d "$out" -i "$list") ;;
       esac
@@ -78,6 +90,11 @@ part_many() {
   note "curl+sync / curl" "$(calc "${wall[curl+sync]} / ${wall[curl]}")"
   note "wall downloadfs / curl+sync+meta" "$(calc "${wall[downloadfs]} / ${wall[curl+sync+meta]}")"
   note "curl+sync+meta / curl+sync" "$(calc "${wall[curl+sync+meta]} / ${wall[curl+sync]}")"
+  if [ -n "${wall[floor]:-}" ]; then
+    note "floor / curl+sync" "$(calc "${wall[floor]} / ${wall[curl+sync]}")"
+    note "floor / curl" "$(calc "${wall[floor]} / ${wall[curl]}")"
+    note "wall downloadfs / floor" "$(calc "${wall[downloadfs]} / ${wall[floor]}")"
+  fi
   [ -n "${wall[wget2]:-}" ] && note "wget2 / curl" "$(calc "${wall[wget2]} / ${wall[curl]}")"
   [ -n "${wall[aria2c]:-}" ] && note "aria2c / curl" "$(calc "${wall[aria2c]} / ${wall[curl]}")"
   return 0
