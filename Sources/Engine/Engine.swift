@@ -14,7 +14,7 @@ import Threads
 /// means is decided by the daemon's controller and the pure core.
 public final class Engine: @unchecked Sendable {
     enum Command: Sendable {
-        case start(TransferRequest, serial: UInt64, live: LiveProgress, file: Result<DataFile, TransferFailure>)
+        case start(TransferRequest, serial: UInt64, live: LiveProgress)
         case stop(Int64)
         case limit(Int64, Int64)
         case split(Int64, SplitPolicy)
@@ -24,9 +24,6 @@ public final class Engine: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let commands = Inbox<Command>()
-    /// Every command passes through it, in order; a start's data file is
-    /// opened there (`DataFile`), off the engine thread.
-    private let opener = DispatchQueue(label: "downloadfs.open")
     private let checkpointer: Checkpointer
     private let delegate: EngineDelegate
     private let finished = DispatchSemaphore(value: 0)
@@ -70,11 +67,9 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: - commands (any thread)
 
+    /// Starts an attempt; the engine thread opens (creates) its data file.
     public func start(_ request: TransferRequest, serial: UInt64, live: LiveProgress) {
-        opener.async { [self] in
-            let file = Result { () throws(TransferFailure) in try DataFile.open(for: request) }
-            put(.start(request, serial: serial, live: live, file: file))
-        }
+        send(.start(request, serial: serial, live: live))
     }
 
     /// Stops a task's transfers; the outcome is reported as `.stopped` after a flush.
@@ -95,13 +90,8 @@ public final class Engine: @unchecked Sendable {
         checkpointer.drain()
     }
 
-    /// Queues `command` behind any start whose file is being opened, so
-    /// commands reach the engine thread in the order they were sent.
+    /// Hands `command` to the engine thread, in the order sent.
     private func send(_ command: Command) {
-        opener.async { [self] in put(command) }
-    }
-
-    private func put(_ command: Command) {
         if commands.put(command) { curl_multi_wakeup(multi) }
     }
 
@@ -137,10 +127,10 @@ public final class Engine: @unchecked Sendable {
 
     private func handle(_ command: Command) {
         switch command {
-        case .start(let request, let serial, let live, let file):
+        case .start(let request, let serial, let live):
             let replaced = downloads.removeValue(forKey: request.id)
             replaced?.stop()
-            switch file {
+            switch Result(catching: { () throws(TransferFailure) in try DataFile.open(for: request) }) {
             case .success(let file):
                 // The attempt it replaces wrote what it had staged just now.
                 if replaced != nil { file.cutAgain() }
