@@ -715,7 +715,12 @@ final class TaskDownload {
         // alone, as its count must be before it is shown (R51).
         if case .completed = outcome {
             delegate.transferSyncing(id, serial: serial)
-            lane.syncInGroup(fd, then: report)
+            // No checkpoint under way means every one of this attempt has
+            // reported (`SyncProgress` reports before it counts one ended):
+            // nothing to keep the finish behind. Past the first checkpoint's
+            // size the lane starts the writeback, which may wait for the disk.
+            let direct = !sync.inFlight && attempt.written.count - lastCheckpointCount <= Self.eagerCheckpointBytes
+            lane.syncInGroup(fd, direct: direct, then: report)
         } else {
             lane.sync(fd, then: report)
         }
