@@ -2,6 +2,7 @@ import Catalog
 import DownloadFSCore
 import Dispatch
 import Engine
+import Synchronization
 
 /// The loop's front door: what FUSE threads, the engine, the checkpointer
 /// and the workers call. Each call puts a message in the loop's inbox; a
@@ -13,7 +14,22 @@ final class LoopClient: EngineDelegate, Sendable {
     let wakeUp = DispatchSemaphore(value: 0)
 
     func send(_ message: LoopMessage) {
-        if inbox.put(message) { wakeUp.signal() }
+        let wasEmpty = inbox.put(message)
+        // A wake-up owed (below) is paid by this one.
+        let owed = wakeUpOwed.exchange(false, ordering: .relaxed)
+        if wasEmpty || owed { wakeUp.signal() }
+    }
+
+    /// A wake-up owed for reports the engine thread made during its pass.
+    private let wakeUpOwed = Atomic<Bool>(false)
+
+    /// A report from the engine thread that frees nothing and nobody waits
+    /// for (a response head, a line for the log): the loop is woken at the
+    /// end of the engine's pass (`passEnded`), or by the next message sent
+    /// before then. A small file's head and its last byte (`syncing`, which
+    /// frees a slot and goes at once) then make one turn, not two.
+    private func sendAfterPass(_ message: LoopMessage) {
+        if inbox.put(message) { wakeUpOwed.store(true, ordering: .relaxed) }
     }
 
     /// Every message sent since the last call (the loop thread only).
@@ -83,7 +99,7 @@ final class LoopClient: EngineDelegate, Sendable {
     // MARK: - engine reports (engine thread, checkpointer): hand off only
 
     func transferStarted(_ id: Int64, serial: UInt64, response: ResponseSummary, decision: ResumeDecision) {
-        send(.event(id, .responded(serial: serial, response: response, decision: decision, name: nil)))
+        sendAfterPass(.event(id, .responded(serial: serial, response: response, decision: decision, name: nil)))
     }
 
     func transferCheckpointed(_ id: Int64, serial: UInt64, ranges: ByteRanges) {
@@ -99,10 +115,14 @@ final class LoopClient: EngineDelegate, Sendable {
     }
 
     func transferDroppedMirror(_ id: Int64, serial: UInt64, url: String, reason: String) {
-        send(.event(id, .mirrorDropped(serial: serial, url: url, reason: reason)))
+        sendAfterPass(.event(id, .mirrorDropped(serial: serial, url: url, reason: reason)))
     }
 
     func transferNoted(_ id: Int64, serial: UInt64, line: String) {
-        send(.event(id, .noted(serial: serial, line: line)))
+        sendAfterPass(.event(id, .noted(serial: serial, line: line)))
+    }
+
+    func passEnded() {
+        if wakeUpOwed.exchange(false, ordering: .relaxed) { wakeUp.signal() }
     }
 }

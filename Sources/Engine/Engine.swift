@@ -117,12 +117,14 @@ public final class Engine: @unchecked Sendable {
                 if download.finished { over.append(id) }
             }
             for id in over { downloads[id] = nil }
+            delegate.passEnded()
             var numfds: Int32 = 0
             // Held transfers (speed limit, disk behind) are woken by time, not by sockets.
             curl_multi_poll(multi, nil, 0, held ? 10 : 250, &numfds)
         }
         for download in downloads.values { download.stop() }
         downloads = [:]
+        delegate.passEnded()
     }
 
     private func handle(_ command: Command) {

@@ -23,4 +23,8 @@ public protocol EngineDelegate: AnyObject, Sendable {
     func transferDroppedMirror(_ id: Int64, serial: UInt64, url: String, reason: String)
     /// A line for the task log about how the attempt went (the endgame).
     func transferNoted(_ id: Int64, serial: UInt64, line: String)
+    /// The engine thread ends a pass over its transfers and is about to
+    /// wait: reports it made during the pass may be delivered together
+    /// from here on, rather than one by one as they were made.
+    func passEnded()
 }
