@@ -14,8 +14,9 @@ import Glibc
 /// than the network.
 ///
 /// A finished file's last flush is paid in a group (`GroupFlusher`): its
-/// lane starts the file's writeback and hands it over, and the task leaves
-/// its download slot while it waits (R16, shown `verifying`).
+/// lane (or, for a small file with nothing to report first, the engine
+/// thread) starts the file's writeback and hands it over, and the task
+/// leaves its download slot while it waits (R16, shown `verifying`).
 final class Checkpointer: Sendable {
     private let pending = DispatchGroup()
     private let flusher: GroupFlusher
