@@ -51,9 +51,9 @@ final class Checkpointer: Sendable {
         /// A finished file: starts its writeback, then has it flushed with
         /// its group (`GroupFlusher`, which closes `fd`) and runs `then`
         /// with the flush's errno (0: durable). After the lane's earlier
-        /// checkpoints, like `sync`; `direct` (no checkpoint under way and
-        /// little left to write back: a small file) does it on the caller's
-        /// thread instead, which saves a hand-off to the lane per file.
+        /// checkpoints, like `sync`; `direct` (no checkpoint under way, so
+        /// none to come first and little left to write back) does it on the
+        /// caller's thread instead, which saves a hand-off per small file.
         func syncInGroup(_ fd: Int32, direct: Bool, then: @escaping @Sendable (Int32) -> Void) {
             pending.enter()
             let join: @Sendable () -> Void = { [pending, flusher] in

@@ -132,19 +132,19 @@ public final class Engine: @unchecked Sendable {
         case .start(let request, let serial, let live):
             let replaced = downloads.removeValue(forKey: request.id)
             replaced?.stop()
-            switch Result(catching: { () throws(TransferFailure) in try DataFile.open(for: request) }) {
-            case .success(let file):
-                // The attempt it replaces wrote what it had staged just now.
-                if replaced != nil { file.cutAgain() }
-                let download = TaskDownload(request: request, file: file, serial: serial, live: live, multi: multi,
-                                            slots: slots, readerSlots: readerSlots, trust: trust,
-                                            checkpointer: checkpointer, delegate: delegate)
-                downloads[request.id] = download
-                download.start()
-            case .failure(let failure):
+            let file: DataFile
+            do { file = try DataFile.open(for: request) } catch {
                 delegate.transferFinished(request.id, serial: serial,
-                                          outcome: .failed(failure, ranges: request.ranges, receivedData: false))
+                                          outcome: .failed(error, ranges: request.ranges, receivedData: false))
+                return
             }
+            // The attempt it replaces wrote what it had staged just now.
+            if replaced != nil { file.cutAgain() }
+            let download = TaskDownload(request: request, file: file, serial: serial, live: live, multi: multi,
+                                        slots: slots, readerSlots: readerSlots, trust: trust,
+                                        checkpointer: checkpointer, delegate: delegate)
+            downloads[request.id] = download
+            download.start()
         case .stop(let id):
             downloads.removeValue(forKey: id)?.stop()
         case .limit(let id, let rate):

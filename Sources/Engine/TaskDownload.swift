@@ -716,11 +716,12 @@ final class TaskDownload {
         if case .completed = outcome {
             delegate.transferSyncing(id, serial: serial)
             // No checkpoint under way means every one of this attempt has
-            // reported (`SyncProgress` reports before it counts one ended):
-            // nothing to keep the finish behind. Past the first checkpoint's
-            // size the lane starts the writeback, which may wait for the disk.
-            let direct = !sync.inFlight && attempt.written.count - lastCheckpointCount <= Self.eagerCheckpointBytes
-            lane.syncInGroup(fd, direct: direct, then: report)
+            // reported (`SyncProgress` reports before it counts one ended),
+            // so nothing keeps the finish behind, and at most
+            // `eagerCheckpointBytes` are left to write back (`wrote` starts a
+            // checkpoint past that whenever none is under way): a small
+            // file's writeback starts on this thread without waiting.
+            lane.syncInGroup(fd, direct: !sync.inFlight, then: report)
         } else {
             lane.sync(fd, then: report)
         }

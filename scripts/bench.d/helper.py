@@ -616,10 +616,11 @@ def main(argv):
         return fill(argv[2], argv[3], int(argv[4]), float(argv[5]))
     if len(argv) == 3 and argv[1] == "table":
         return table(argv[2])
-    if len(argv) >= 6 and argv[1:3] == ["syncmove", "--meta"] and argv[6:7] in ([], ["--"]):
-        return syncmove(argv[3], argv[4], int(argv[5]), argv[7:], meta=True)
-    if len(argv) >= 5 and argv[1] == "syncmove" and argv[5:6] in ([], ["--"]):
-        return syncmove(argv[2], argv[3], int(argv[4]), argv[6:])
+    if len(argv) >= 5 and argv[1] == "syncmove":
+        meta = argv[2] == "--meta"
+        words = [argv[1]] + argv[3:] if meta else argv[1:]
+        if len(words) >= 4 and words[4:5] in ([], ["--"]):
+            return syncmove(words[1], words[2], int(words[3]), words[5:], meta=meta)
     if len(argv) == 5 and argv[1] == "latency":
         return latency(argv[2], argv[3], float(argv[4]))
     if len(argv) == 5 and argv[1] == "offsets":
