@@ -41,6 +41,9 @@ final class TaskLoop: @unchecked Sendable {
 
     private var set: TaskSet
     private var replies = PendingReplies()
+    /// What reports changed and is not committed yet (`ReportPacing`).
+    private var reports = TaskSetTurn()
+    private var pacing = ReportPacing()
     /// Tasks changed by reports whose batch could not be committed: saved
     /// with the next batch.
     private var unsaved: Set<Int64> = []
@@ -88,7 +91,8 @@ final class TaskLoop: @unchecked Sendable {
             try OSThread.start("downloadfs-loop") { [self] in
                 go.wait()
                 while true {
-                    _ = client.wakeUp.wait(timeout: .now() + 0.25)
+                    let wait = pacing.deadline.map { max(0, $0 - MonotonicClock.now()) } ?? 0.25
+                    _ = client.wakeUp.wait(timeout: .now() + wait)
                     if turn(client.takeAll()) { break }
                 }
                 finished.signal()
@@ -116,9 +120,12 @@ final class TaskLoop: @unchecked Sendable {
     /// One turn; true when the loop is to end (after a shutdown).
     private func turn(_ messages: [LoopMessage]) -> Bool {
         var requests = TaskSetTurn()
-        var reports = TaskSetTurn()
         var shutdownReply: LoopReply<Void, Never>?
         let (now, clock) = (Date(), MonotonicClock.now())
+        // Requests and readers see the reports before them committed and
+        // carried out, as if each report had had its own turn.
+        let onlyReports = messages.allSatisfy { if case .event = $0 { true } else { false } }
+        if !onlyReports { commitReports() }
         for message in messages {
             switch message {
             case .event(let id, let event):
@@ -150,13 +157,22 @@ final class TaskLoop: @unchecked Sendable {
         // are undone and answered with the error, as if never written.
         commit(&requests, undoable: true)
         set.handle(.schedule, now: now, monotonic: clock, into: &reports)
+        for (id, effect, task) in reports.takeStartsBeforeCommit() { effects.carryOut(effect, id: id, task: task, in: set) }
         let moreToDo = reports.moreToDo
-        commit(&reports, undoable: false)
+        // Also kept: rows whose commit failed, and the daemon's own lines.
+        if !reports.isEmpty || !unsaved.isEmpty || log.hasPending { pacing.kept(at: clock) }
+        if !onlyReports || !reports.replies.isEmpty || pacing.isDue(at: clock) { commitReports() }
         if moreToDo { client.wakeUp.signal() }
         guard let shutdownReply else { return false }
         stopEverything()
         shutdownReply.answer(.success(()))
         return true
+    }
+
+    /// Commits what reports changed since the last time (`ReportPacing`).
+    private func commitReports() {
+        commit(&reports, undoable: false)
+        pacing.committed()
     }
 
     /// Commits the turn; then shows its tasks, carries out its effects and
@@ -215,14 +231,14 @@ final class TaskLoop: @unchecked Sendable {
     /// their reports committed (R3, R50).
     private func stopEverything() {
         let (now, clock) = (Date(), MonotonicClock.now())
-        var reports = TaskSetTurn()
-        set.handle(.shutdown, now: now, monotonic: clock, into: &reports)
+        var last = TaskSetTurn()
+        set.handle(.shutdown, now: now, monotonic: clock, into: &last)
         effects.stopTransfers()
         let messages = client.takeAll()
         for case .event(let id, let event) in messages {
-            set.handle(.report(id, event), now: now, monotonic: clock, into: &reports)
+            set.handle(.report(id, event), now: now, monotonic: clock, into: &last)
         }
-        commit(&reports, undoable: false)
+        commit(&last, undoable: false)
         for token in set.heldTokens { replies.answer(token, .success(.done)) }
         effects.releaseReaders()
         for message in messages {

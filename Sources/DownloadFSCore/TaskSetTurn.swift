@@ -80,6 +80,28 @@ public struct TaskSetTurn: Sendable {
         updated.formUnion(ids.subtracting(insertedIDs))
     }
 
+    /// Takes out the starts that may be carried out before the turn is
+    /// committed, so that a slot a report freed is filled without waiting
+    /// for the disk: a transfer started before its `downloading` is
+    /// committed shows nothing (its state is shown once committed, R15), and
+    /// a crash before the commit leaves the task `queued`, nothing of what
+    /// it wrote trusted (R51). Only a task with no other effect in the turn
+    /// (one task's effects keep their order), and only when the turn changes
+    /// no limit or split: those reach the engine after the commit, and a
+    /// transfer must not run before its limit does (R30, R31).
+    public mutating func takeStartsBeforeCommit() -> [(id: Int64, effect: TaskEffect, task: DownloadTask)] {
+        guard speedLimits.isEmpty, splits.isEmpty else { return [] }
+        var effectsOf: [Int64: Int] = [:]
+        for entry in effects { effectsOf[entry.id, default: 0] += 1 }
+        var early: [(id: Int64, effect: TaskEffect, task: DownloadTask)] = []
+        effects.removeAll { entry in
+            guard case .startTransfer = entry.effect, effectsOf[entry.id] == 1 else { return false }
+            early.append(entry)
+            return true
+        }
+        return early
+    }
+
     mutating func remember(_ old: DownloadTask) {
         if originals[old.taskID] == nil { originals[old.taskID] = .some(old) }
     }

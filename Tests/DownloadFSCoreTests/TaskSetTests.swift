@@ -185,6 +185,20 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.state(1), .completed)
     }
 
+    func test_R16_aSlotALastByteFreesIsFilledBeforeTheCommit() {
+        var h = Harness(maxActive: 2)
+        h.add(urls(3))
+        let serial = h.set.tasks[1]!.serial
+        var turn = h.run(.report(1, .syncing(serial: serial)))
+        XCTAssertEqual(h.downloading, [2, 3])
+        let early = turn.takeStartsBeforeCommit()
+        XCTAssertEqual(early.map(\.id), [3])
+        guard case .startTransfer? = early.first?.effect else { return XCTFail("no start: \(early)") }
+        // Both changes are still to be committed (and shown once they are, R15).
+        XCTAssertEqual(turn.updated, [1, 3])
+        XCTAssertFalse(turn.effects.contains { if case .startTransfer = $0.effect { true } else { false } })
+    }
+
     func test_R30_topPutsATaskAtTheHeadOfTheLine() {
         var h = Harness(maxActive: 1)
         h.add(urls(4))

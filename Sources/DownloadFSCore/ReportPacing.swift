@@ -1,0 +1,36 @@
+/// When the loop commits what engine and worker reports changed.
+///
+/// A turn whose messages are all reports (a response head, a file's last
+/// byte, a flush, a move into files/) has nobody waiting on its commit:
+/// its starts go out before the commit (`TaskSetTurn.takeStartsBeforeCommit`),
+/// and what it shows may wait a little for company. Its changes are kept
+/// until the oldest is `window` old, so the reports of that window share one
+/// commit: with 1,000 small files, 16 at a time, a commit per report turn
+/// was some 600 commits, each a transaction and a write of its pages to the
+/// WAL. A turn with a request, a reader or a reply to give commits at once,
+/// and so does one whose change is due.
+public struct ReportPacing: Sendable {
+    /// How long a report's change may wait to be committed and shown.
+    public static let window = 0.002
+
+    /// When the oldest change not yet committed was made (monotonic seconds).
+    public private(set) var oldest: Double?
+
+    public init() {}
+
+    /// A report turn left changes at `now`.
+    public mutating func kept(at now: Double) {
+        if oldest == nil { oldest = now }
+    }
+
+    /// The changes kept are due to be committed at `now`.
+    public func isDue(at now: Double) -> Bool {
+        oldest.map { now - $0 >= Self.window } ?? false
+    }
+
+    /// When the loop must wake up to commit, if it has changes kept.
+    public var deadline: Double? { oldest.map { $0 + Self.window } }
+
+    /// Everything kept was committed.
+    public mutating func committed() { oldest = nil }
+}
