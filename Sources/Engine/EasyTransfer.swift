@@ -28,7 +28,12 @@ final class EasyTransfer {
     /// What this connection asked for.
     let range: RequestedRange
     let handle: UnsafeMutableRawPointer
+    /// Added to the engine's multi handle (`TaskDownload` adds and removes it).
+    var attached = false
     unowned(unsafe) let owner: TaskDownload
+    private let pool: TransferPool
+    /// The handle was given cookies: it is not kept for another transfer.
+    private var usedCookies = false
     private let fd: Int32
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// curl's own sentence for a failure (CURLOPT_ERRORBUFFER), often more
@@ -81,10 +86,12 @@ final class EasyTransfer {
     /// steal or a handover took them): thrown away.
     private(set) var discarded: Int64 = 0
 
-    init(id: UInt64, url: String, mirror: Int, range: RequestedRange, fd: Int32, owner: TaskDownload) throws(TransferFailure) {
-        guard let handle = curl_easy_init() else {
+    init(id: UInt64, url: String, mirror: Int, range: RequestedRange, fd: Int32, owner: TaskDownload,
+         pool: TransferPool) throws(TransferFailure) {
+        guard let handle = pool.handle() else {
             throw TransferFailure.other(code: -1, message: "curl could not create a transfer")
         }
+        self.pool = pool
         self.id = id
         self.url = url
         self.mirror = mirror
@@ -97,8 +104,13 @@ final class EasyTransfer {
     }
 
     deinit {
-        staging?.deallocate()
-        curl_easy_cleanup(handle)
+        if let staging { pool.giveBack(staging) }
+        // One still in a multi handle is cleaned up (which takes it out), never kept.
+        if attached {
+            curl_easy_cleanup(handle)
+        } else {
+            pool.giveBack(handle, received: fetched + discarded, usedCookies: usedCookies)
+        }
         errorBuffer.deallocate()
         if let headerList { curl_slist_free_all(headerList) }
     }
@@ -156,6 +168,7 @@ final class EasyTransfer {
         // header: on a redirect curl sends only those still matching, none
         // to another host (CURLOPT_COOKIE would go everywhere).
         for line in options.cookieLines(for: url, now: Int64(Date().timeIntervalSince1970)) {
+            usedCookies = true
             set(ccurl_easy_setopt_string(handle, CURLOPT_COOKIELIST, line))
         }
         set(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me))
@@ -275,7 +288,7 @@ final class EasyTransfer {
     private func stage(_ data: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         guard writeErrno == nil else { return 0 }
         let capacity = EasyTransfer.stagingCapacity
-        let buffer = staging ?? UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 4096)
+        let buffer = staging ?? pool.buffer()
         staging = buffer
         var done = 0
         while done < count {

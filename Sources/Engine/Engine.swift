@@ -39,6 +39,8 @@ public final class Engine: @unchecked Sendable {
     private var running = true
     private var lastSample = 0.0
     private let trust: TLSTrust
+    /// Handles and staging buffers ended transfers left, for the next ones.
+    private let pool = TransferPool()
 
     /// `maxConnectionsPerHost`: at most this many connections to one host,
     /// across all tasks (R18). `trust`: the CAs https and ftps trust (R55).
@@ -142,7 +144,7 @@ public final class Engine: @unchecked Sendable {
             if replaced != nil { file.cutAgain() }
             let download = TaskDownload(request: request, file: file, serial: serial, live: live, multi: multi,
                                         slots: slots, readerSlots: readerSlots, trust: trust,
-                                        checkpointer: checkpointer, delegate: delegate)
+                                        checkpointer: checkpointer, pool: pool, delegate: delegate)
             downloads[request.id] = download
             download.start()
         case .stop(let id):

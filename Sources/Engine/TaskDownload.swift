@@ -76,6 +76,8 @@ final class TaskDownload {
     private var readers: Set<UInt64> = []
     /// Connections dropped inside a callback, removed at `settle`.
     private var leaving: [EasyTransfer] = []
+    /// Where its connections get their curl handles and staging buffers.
+    private let pool: TransferPool
     /// The first accepted answer (of this generation) went to the delegate.
     private var reported = false
     /// The size the data file was prepared for.
@@ -98,9 +100,10 @@ final class TaskDownload {
     /// Plans the attempt on its data file `file` (opened by `DataFile.open`),
     /// which it owns from now on.
     init(request: TransferRequest, file: DataFile, serial: UInt64, live: LiveProgress, multi: UnsafeMutableRawPointer,
-         slots: HostSlots, readerSlots: HostSlots, trust: TLSTrust, checkpointer: Checkpointer,
+         slots: HostSlots, readerSlots: HostSlots, trust: TLSTrust, checkpointer: Checkpointer, pool: TransferPool,
          delegate: EngineDelegate) {
         self.request = request
+        self.pool = pool
         self.trust = trust
         self.serial = serial
         self.live = live
@@ -460,7 +463,8 @@ final class TaskDownload {
 
     private func open(_ id: UInt64, _ range: RequestedRange, stop: Int64?, from url: Int) {
         do {
-            let transfer = try EasyTransfer(id: id, url: urls[url], mirror: url, range: range, fd: fd, owner: self)
+            let transfer = try EasyTransfer(id: id, url: urls[url], mirror: url, range: range, fd: fd, owner: self,
+                                            pool: pool)
             let validators = validators(for: url)
             if let failure = transfer.configure(request.connection, known: validators, trust: trust,
                                                  bufferSize: bufferSize) {
@@ -470,6 +474,7 @@ final class TaskDownload {
             if let stop { transfer.stop(at: stop) }
             connections[id] = transfer
             curl_multi_add_handle(multi, transfer.handle)
+            transfer.attached = true
         } catch {
             releaseSlot(of: id, url)
             connectionFailed(id, on: url, error)
@@ -540,6 +545,7 @@ final class TaskDownload {
         connections[transfer.id] = nil
         discarded += transfer.discarded
         curl_multi_remove_handle(multi, transfer.handle)
+        transfer.attached = false
         releaseSlot(of: transfer.id, transfer.mirror)
         return true
     }
