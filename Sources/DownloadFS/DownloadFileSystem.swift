@@ -26,11 +26,17 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
     func announceChanges(through notifier: KernelNotifier) {
         context.attach(notifier)
         let (listings, state) = (context.listings, context.state)
-        context.loop.onChange = { old, new, forgotten in
-            let change = TaskChangeNotices(old: old, new: new, forgotten: forgotten,
-                                           folderInode: { NodeContext.folderInode($0, in: state) })
-            listings.touch(queue: change.queueListingChanged, files: change.filesListingChanged)
-            if !change.notices.isEmpty { notifier.post(change.notices) }
+        context.loop.onChange = { changes in
+            var (notices, queue, files) = ([KernelNotice](), false, false)
+            for (old, new, forgotten) in changes {
+                let change = TaskChangeNotices(old: old, new: new, forgotten: forgotten,
+                                               folderInode: { NodeContext.folderInode($0, in: state) })
+                notices += change.notices
+                queue = queue || change.queueListingChanged
+                files = files || change.filesListingChanged
+            }
+            listings.touch(queue: queue, files: files)
+            if !notices.isEmpty { notifier.post(notices) }
         }
     }
 

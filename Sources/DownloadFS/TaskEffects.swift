@@ -21,9 +21,13 @@ final class TaskEffects {
     /// How worker results come back to the loop.
     private let report: @Sendable (Int64, TaskEvent) -> Void
     var engine: Engine?
-    /// Told what FUSE threads saw of a task before and after it is shown,
-    /// and whether it went by `forget` (its file stays, R34).
-    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?, _ forgotten: Bool) -> Void)?
+    /// Told what FUSE threads saw of each task a commit showed, before and
+    /// after, and whether it went by `forget` (its file stays, R34): once
+    /// per commit, so the kernel's notices of a group of tasks go out
+    /// together (`announceShown`).
+    var onChange: (@Sendable (_ changes: [(old: DownloadTask?, new: DownloadTask?, forgotten: Bool)]) -> Void)?
+    /// What `shown` saw since the last `announceShown`.
+    private var shownChanges: [(old: DownloadTask?, new: DownloadTask?, forgotten: Bool)] = []
     /// Only tasks that have transferred or been read in this mount have one.
     private var lives: [Int64: LiveProgress] = [:]
     /// The turn's moves into files/, handed to the workers as one job (`startWork`).
@@ -81,7 +85,14 @@ final class TaskEffects {
             live.release(.failed)
             table.setLive(id, nil)
         }
-        onChange?(old, task, forgotten)
+        shownChanges.append((old, task, forgotten))
+    }
+
+    /// Tells `onChange` what the tasks shown since the last call were and are.
+    func announceShown() {
+        guard !shownChanges.isEmpty else { return }
+        onChange?(shownChanges)
+        shownChanges.removeAll(keepingCapacity: true)
     }
 
     // MARK: files/ (R40)

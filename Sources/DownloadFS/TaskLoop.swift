@@ -61,9 +61,9 @@ final class TaskLoop: @unchecked Sendable {
                               report: { [client] id, event in client.send(.event(id, event)) })
     }
 
-    /// Told what FUSE threads saw of a task before and after each change
-    /// (R7); set once, before the loop starts.
-    var onChange: (@Sendable (_ old: DownloadTask?, _ new: DownloadTask?, _ forgotten: Bool) -> Void)? {
+    /// Told what FUSE threads saw of each task before and after a commit's
+    /// changes (R7); set once, before the loop starts.
+    var onChange: (@Sendable (_ changes: [(old: DownloadTask?, new: DownloadTask?, forgotten: Bool)]) -> Void)? {
         get { effects.onChange }
         set { effects.onChange = newValue }
     }
@@ -220,6 +220,7 @@ final class TaskLoop: @unchecked Sendable {
         for (id, old) in turn.before {
             effects.shown(id, was: old, is: set.tasks[id], forgotten: forgotten.contains(id))
         }
+        effects.announceShown()
         for (id, effect, task) in turn.effects { effects.carryOut(effect, id: id, task: task, in: set) }
         effects.startWork()
         effects.tellEngine(turn)

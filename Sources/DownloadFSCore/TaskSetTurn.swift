@@ -91,14 +91,13 @@ public struct TaskSetTurn: Sendable {
     /// transfer must not run before its limit does (R30, R31).
     public mutating func takeStartsBeforeCommit() -> [(id: Int64, effect: TaskEffect, task: DownloadTask)] {
         guard speedLimits.isEmpty, splits.isEmpty else { return [] }
-        var effectsOf: [Int64: Int] = [:]
-        for entry in effects { effectsOf[entry.id, default: 0] += 1 }
-        var early: [(id: Int64, effect: TaskEffect, task: DownloadTask)] = []
-        effects.removeAll { entry in
-            guard case .startTransfer = entry.effect, effectsOf[entry.id] == 1 else { return false }
-            early.append(entry)
-            return true
-        }
+        // Kept reports gather effects across wake-ups; a start is rare among
+        // them, so they are looked at only where one is.
+        let starts = effects.indices.filter { if case .startTransfer = effects[$0].effect { true } else { false } }
+        let alone = starts.filter { at in !effects.indices.contains { $0 != at && effects[$0].id == effects[at].id } }
+        guard !alone.isEmpty else { return [] }
+        let early = alone.map { effects[$0] }
+        for at in alone.reversed() { effects.remove(at: at) }
         return early
     }
 
