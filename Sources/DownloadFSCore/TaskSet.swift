@@ -579,7 +579,7 @@ public struct TaskSet: Sendable {
         }
         turn.log += step.log.map { TaskLogLine(taskID: id, at: now, message: $0) }
         turn.log += step.daemonLog.map { TaskLogLine(taskID: nil, at: now, message: $0) }
-        for effect in step.effects { turn.effects.append((id, effect, new)) }
+        for effect in step.effects { turn.add(effect, of: new) }
         if step.removed || (old.stopping != nil && new.stopping == nil) { settled(id, &turn) }
     }
 

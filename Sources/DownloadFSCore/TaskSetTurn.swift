@@ -18,7 +18,11 @@ public struct TaskSetTurn: Sendable {
     public internal(set) var log: [TaskLogLine] = []
     /// Effects to carry out once committed, each with its task as it was
     /// after the event.
-    public internal(set) var effects: [(id: Int64, effect: TaskEffect, task: DownloadTask)] = []
+    public private(set) var effects: [(id: Int64, effect: TaskEffect, task: DownloadTask)] = []
+    /// How many of `effects` are `startTransfer`s (`takeStartsBeforeCommit`
+    /// runs at every wake-up over reports kept for up to 2 ms: it looks
+    /// through them only when one is there).
+    private var startCount = 0
     /// Replies to writers, by token, given once committed.
     public internal(set) var replies: [(token: UInt64, reply: TaskSetReply)] = []
     /// Lines for `MOUNT/events`, in the order the changes were made.
@@ -63,6 +67,7 @@ public struct TaskSetTurn: Sendable {
         updated.formUnion(later.updated.subtracting(insertedIDs))
         log += later.log
         effects += later.effects
+        startCount += later.startCount
         replies += later.replies
         changes += later.changes
         renames += later.renames
@@ -90,15 +95,23 @@ public struct TaskSetTurn: Sendable {
     /// no limit or split: those reach the engine after the commit, and a
     /// transfer must not run before its limit does (R30, R31).
     public mutating func takeStartsBeforeCommit() -> [(id: Int64, effect: TaskEffect, task: DownloadTask)] {
-        guard speedLimits.isEmpty, splits.isEmpty else { return [] }
-        // Kept reports gather effects across wake-ups; a start is rare among
-        // them, so they are looked at only where one is.
-        let starts = effects.indices.filter { if case .startTransfer = effects[$0].effect { true } else { false } }
-        let alone = starts.filter { at in !effects.indices.contains { $0 != at && effects[$0].id == effects[at].id } }
-        guard !alone.isEmpty else { return [] }
-        let early = alone.map { effects[$0] }
-        for at in alone.reversed() { effects.remove(at: at) }
+        guard startCount > 0, speedLimits.isEmpty, splits.isEmpty else { return [] }
+        var effectsOf: [Int64: Int] = [:]
+        for entry in effects { effectsOf[entry.id, default: 0] += 1 }
+        var early: [(id: Int64, effect: TaskEffect, task: DownloadTask)] = []
+        effects.removeAll { entry in
+            guard case .startTransfer = entry.effect, effectsOf[entry.id] == 1 else { return false }
+            early.append(entry)
+            return true
+        }
+        startCount -= early.count
         return early
+    }
+
+    /// An effect to carry out once committed, with its task as it was after the event.
+    mutating func add(_ effect: TaskEffect, of task: DownloadTask) {
+        if case .startTransfer = effect { startCount += 1 }
+        effects.append((task.taskID, effect, task))
     }
 
     mutating func remember(_ old: DownloadTask) {

@@ -29,7 +29,9 @@ final class ReportPacingTests: XCTestCase {
 
     func test_aStartAloneInItsTaskGoesBeforeTheCommit() {
         var turn = TaskSetTurn()
-        turn.effects = [(1, .deletePartial, task(1)), (1, start, task(1)), (2, start, task(2)), (3, .wake("x"), task(3))]
+        for (id, effect) in [(1, TaskEffect.deletePartial), (1, start), (2, start), (3, .wake("x"))] {
+            turn.add(effect, of: task(Int64(id)))
+        }
         let early = turn.takeStartsBeforeCommit()
         XCTAssertEqual(early.map(\.id), [2])
         XCTAssertEqual(early.map(\.effect), [start])
@@ -40,12 +42,15 @@ final class ReportPacingTests: XCTestCase {
 
     func test_noStartGoesBeforeTheCommitWhenLimitsOrSplitsChange() {
         var turn = TaskSetTurn()
-        turn.effects = [(2, start, task(2))]
+        turn.add(start, of: task(2))
         turn.speedLimits = [(2, 100)]
         XCTAssertTrue(turn.takeStartsBeforeCommit().isEmpty)
         turn.speedLimits = []
         turn.splits = [(2, SplitPolicy(split: 2, minimumSegment: 1 << 20))]
         XCTAssertTrue(turn.takeStartsBeforeCommit().isEmpty)
         XCTAssertEqual(turn.effects.count, 1)
+        turn.splits = []
+        XCTAssertEqual(turn.takeStartsBeforeCommit().map(\.id), [2])
+        XCTAssertTrue(turn.takeStartsBeforeCommit().isEmpty, "taken once")
     }
 }
