@@ -89,10 +89,10 @@ final class EventLog: Sendable {
         }
     }
 
-    /// Daemon lines waiting for a batch (the loop takes them each turn).
     /// Daemon lines are waiting for the loop to store them.
     var hasPending: Bool { pending.withLock { !$0.lines.isEmpty } }
 
+    /// Daemon lines waiting for a batch (the loop takes them each turn).
     func takePending() -> [EventRecord] {
         pending.withLock { p in
             defer { p.lines.removeAll() }

@@ -6,8 +6,8 @@
 /// and what it shows may wait a little for company. Its changes are kept
 /// until the oldest is `window` old, so the reports of that window share one
 /// commit: with 1,000 small files, 16 at a time, a commit per report turn
-/// was some 600 commits, each a transaction and a write of its pages to the
-/// WAL. A turn with a request, a reader or a reply to give commits at once,
+/// was some 500 commits, each a transaction and a write of its pages to the
+/// WAL; paced, about 90. A turn with a request, a reader or a reply to give commits at once,
 /// and so does one whose change is due.
 public struct ReportPacing: Sendable {
     /// How long a report's change may wait to be committed and shown.

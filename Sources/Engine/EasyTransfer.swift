@@ -109,7 +109,11 @@ final class EasyTransfer {
         if attached {
             curl_easy_cleanup(handle)
         } else {
-            pool.giveBack(handle, received: fetched + discarded, usedCookies: usedCookies)
+            // What curl received, heads and bodies never written included:
+            // how much of its buffer the handle has touched.
+            var received: curl_off_t = 0
+            _ = ccurl_easy_getinfo_off(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
+            pool.giveBack(handle, received: Int64(received), usedCookies: usedCookies)
         }
         errorBuffer.deallocate()
         if let headerList { curl_slist_free_all(headerList) }

@@ -11,7 +11,8 @@ import Synchronization
 /// a fifth of the engine thread's time with 1,000 files of 64 KiB. A handle
 /// reset with `curl_easy_reset` keeps its buffer, and the pages a small
 /// body touched stay mapped. Only a handle whose transfer brought at most
-/// `keptBelow` bytes is kept (so what the pool holds stays small), and none
+/// `keptBelow` bytes is kept (so the pool holds at most 8 MiB of curl's
+/// pages, and 4 MiB of staging buffers), and none
 /// that used cookies: `curl_easy_reset` keeps the cookies it was given,
 /// which must never reach another task.
 final class TransferPool: Sendable {
@@ -19,7 +20,7 @@ final class TransferPool: Sendable {
     /// with many small files).
     static let keep = 32
     /// A handle whose transfer received more than this is not kept.
-    static let keptBelow: Int64 = 1 << 20
+    static let keptBelow: Int64 = 256 << 10
 
     private struct Free: @unchecked Sendable {
         var handles: [UnsafeMutableRawPointer] = []
