@@ -12,10 +12,11 @@ import Threads
 /// its `LoopClient`;
 /// each turn it takes every message that came, hands each to the pure
 /// `TaskSet`, which decides everything, commits what the turn changed to the
-/// catalog in one transaction (group commit) — or, when that fails, has the
-/// set undo a turn of user requests — and only then has `TaskEffects` show
-/// and carry it out and answers the writers waiting (R15). Nothing outside
-/// the loop changes a task, so nothing needs a lock across I/O.
+/// catalog in one transaction (group commit; what reports changed is kept up
+/// to 2 ms for company, `ReportPacing`) — or, when that fails, has the set
+/// undo a turn of user requests — and only then has `TaskEffects` show and
+/// carry it out and answers the writers waiting (R15). Nothing outside the
+/// loop changes a task, so nothing needs a lock across I/O.
 ///
 /// A thread rather than an actor: a turn blocks on SQLite's commit, which
 /// must not hold one of the cooperative pool's two threads, and a thread's
