@@ -160,9 +160,12 @@ final class TaskLoop: @unchecked Sendable {
         set.handle(.schedule, now: now, monotonic: clock, into: &reports)
         for (id, effect, task) in reports.takeStartsBeforeCommit() { effects.carryOut(effect, id: id, task: task, in: set) }
         let moreToDo = reports.moreToDo
-        // Also kept: rows whose commit failed, and the daemon's own lines.
-        if !reports.isEmpty || !unsaved.isEmpty || log.hasPending { pacing.kept(at: clock) }
-        if !onlyReports || !reports.replies.isEmpty || pacing.isDue(at: clock) { commitReports() }
+        // Also to commit: rows whose commit failed, and the daemon's own lines.
+        if pacing.commitNow(at: clock, onlyReports: onlyReports,
+                            changes: !reports.isEmpty || !unsaved.isEmpty || log.hasPending,
+                            replies: !reports.replies.isEmpty) {
+            commitReports()
+        }
         if moreToDo { client.wakeUp.signal() }
         guard let shutdownReply else { return false }
         stopEverything()

@@ -18,14 +18,13 @@ public struct ReportPacing: Sendable {
 
     public init() {}
 
-    /// A report turn left changes at `now`.
-    public mutating func kept(at now: Double) {
-        if oldest == nil { oldest = now }
-    }
-
-    /// The changes kept are due to be committed at `now`.
-    public func isDue(at now: Double) -> Bool {
-        oldest.map { now - $0 >= Self.window } ?? false
+    /// After a wake-up at `now`: whether to commit now. `onlyReports`: the
+    /// wake-up brought nothing but reports; `changes`: something is left to
+    /// commit (changes, failed rows, daemon lines); `replies`: a writer
+    /// waits for the commit.
+    public mutating func commitNow(at now: Double, onlyReports: Bool, changes: Bool, replies: Bool) -> Bool {
+        if changes, oldest == nil { oldest = now }
+        return !onlyReports || replies || oldest.map { now - $0 >= Self.window } ?? false
     }
 
     /// When the loop must wake up to commit, if it has changes kept.

@@ -28,8 +28,8 @@ final class EasyTransfer {
     /// What this connection asked for.
     let range: RequestedRange
     let handle: UnsafeMutableRawPointer
-    /// Added to the engine's multi handle (`TaskDownload` adds and removes it).
-    var attached = false
+    /// In the engine's multi handle (`attach`, `detach`).
+    private var attached = false
     unowned(unsafe) let owner: TaskDownload
     private let pool: TransferPool
     /// The handle was given cookies: it is not kept for another transfer.
@@ -214,6 +214,18 @@ final class EasyTransfer {
     /// What curl wrote in the error buffer, "" when nothing.
     private var errorText: String {
         String(cString: errorBuffer).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Adds the handle to `multi`, which then runs it.
+    func attach(to multi: UnsafeMutableRawPointer) {
+        curl_multi_add_handle(multi, handle)
+        attached = true
+    }
+
+    /// Takes the handle out of `multi`: it runs no more.
+    func detach(from multi: UnsafeMutableRawPointer) {
+        curl_multi_remove_handle(multi, handle)
+        attached = false
     }
 
     /// Stops at `end` instead (a steal took the bytes from there on, R18):

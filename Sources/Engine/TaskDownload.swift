@@ -473,8 +473,7 @@ final class TaskDownload {
             }
             if let stop { transfer.stop(at: stop) }
             connections[id] = transfer
-            curl_multi_add_handle(multi, transfer.handle)
-            transfer.attached = true
+            transfer.attach(to: multi)
         } catch {
             releaseSlot(of: id, url)
             connectionFailed(id, on: url, error)
@@ -544,8 +543,7 @@ final class TaskDownload {
         guard connections[transfer.id] === transfer else { return false }
         connections[transfer.id] = nil
         discarded += transfer.discarded
-        curl_multi_remove_handle(multi, transfer.handle)
-        transfer.attached = false
+        transfer.detach(from: multi)
         releaseSlot(of: transfer.id, transfer.mirror)
         return true
     }

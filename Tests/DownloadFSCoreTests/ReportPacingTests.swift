@@ -4,18 +4,25 @@ import XCTest
 /// `ReportPacing` and the starts a report turn may carry out before its
 /// commit (`TaskSetTurn.takeStartsBeforeCommit`).
 final class ReportPacingTests: XCTestCase {
-    func test_changesKeptAreDueOnceTheOldestIsAWindowOld() {
+    func test_reportsWaitUntilTheOldestChangeIsAWindowOld() {
         var pacing = ReportPacing()
-        XCTAssertNil(pacing.deadline)
-        XCTAssertFalse(pacing.isDue(at: 10))
-        pacing.kept(at: 10)
-        pacing.kept(at: 10.0015)  // a later change does not push the deadline back
+        XCTAssertFalse(pacing.commitNow(at: 10, onlyReports: true, changes: false, replies: false))
+        XCTAssertNil(pacing.deadline, "nothing kept, nothing to wake up for")
+        XCTAssertFalse(pacing.commitNow(at: 10, onlyReports: true, changes: true, replies: false))
+        // A later change does not push the deadline back.
+        XCTAssertFalse(pacing.commitNow(at: 10.0015, onlyReports: true, changes: true, replies: false))
         XCTAssertEqual(pacing.deadline, 10 + ReportPacing.window)
-        XCTAssertFalse(pacing.isDue(at: 10 + ReportPacing.window / 2))
-        XCTAssertTrue(pacing.isDue(at: 10 + ReportPacing.window))
+        XCTAssertTrue(pacing.commitNow(at: 10 + ReportPacing.window, onlyReports: true, changes: false, replies: false))
         pacing.committed()
         XCTAssertNil(pacing.deadline)
-        XCTAssertFalse(pacing.isDue(at: 20))
+        XCTAssertFalse(pacing.commitNow(at: 20, onlyReports: true, changes: false, replies: false))
+    }
+
+    func test_aRequestOrAReplyCommitsAtOnce() {
+        var pacing = ReportPacing()
+        XCTAssertTrue(pacing.commitNow(at: 10, onlyReports: false, changes: true, replies: false))
+        pacing.committed()
+        XCTAssertTrue(pacing.commitNow(at: 10, onlyReports: true, changes: true, replies: true))
     }
 
     private func task(_ id: Int64) -> DownloadTask {
