@@ -32,7 +32,7 @@ final class TaskDownload {
     /// when the network outruns fdatasync and the commit.
     static let lagBytes = checkpointBytes - Int64(EasyTransfer.readBufferSize + EasyTransfer.stagingCapacity)
     static let checkpointSeconds = 2.0
-    /// Files up to this size are sized but not reserved (`prepare`).
+    /// Files up to this size are neither sized nor reserved (`prepare`).
     static let reserveAbove: Int64 = 1 << 20
 
     let request: TransferRequest
@@ -630,19 +630,24 @@ final class TaskDownload {
     /// and the blocks are reserved (`fallocate`, else a sparse file), so
     /// segments land in place and the disk cannot run out mid-file on
     /// filesystems that reserve. Never cuts bytes below `total`. A file of
-    /// at most `reserveAbove` is only sized: reserving its few blocks costs
-    /// more than it saves (the blocks are then converted again when written),
-    /// and a full disk still shows as a write error (R54).
+    /// at most `reserveAbove` is left to grow as its one connection writes
+    /// it: reserving its few blocks costs more than it saves (they are then
+    /// converted again when written), sizing it is a call per small file
+    /// (1,000 × 64 KiB: about 3 % of the engine thread) that nothing reads
+    /// (a reader waits for written ranges, not for the file's size; a mount
+    /// cuts the file to its trusted ranges either way, R51), and a full
+    /// disk still shows as a write error (R54).
     private func prepare(_ total: Int64) {
         guard prepared != total else { return }
         prepared = total
         var info = stat()
         guard fstat(fd, &info) == 0 else { return }
         let size = Int64(info.st_size)
-        // Reserved where it pays; else (or with no fallocate here, or no
-        // room) a sparse file, and a full disk shows as a write error (R54).
-        let reserved = size < total && total > Self.reserveAbove && clinux_fallocate(fd, 0, total) == 0
-        if size != total && !reserved { _ = ftruncate(fd, off_t(total)) }
+        if size > total { _ = ftruncate(fd, off_t(total)) }
+        guard size < total, total > Self.reserveAbove else { return }
+        // Reserved where it pays; else (no fallocate here, or no room) a
+        // sparse file, and a full disk shows as a write error (R54).
+        if clinux_fallocate(fd, 0, total) != 0 { _ = ftruncate(fd, off_t(total)) }
     }
 
     /// True when the bytes written but not yet covered by a reported
