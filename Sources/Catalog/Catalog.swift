@@ -135,19 +135,28 @@ public final class Catalog: Sendable {
             try pool.writeWithoutTransaction { db in try Self.inTransaction(db) {
                 if !batch.inserts.isEmpty {
                     let insert = try db.cachedStatement(sql: Self.insertTask)
-                    for task in batch.inserts { try insert.run(try task.storedValues) }
+                    for task in batch.inserts { try insert.run { (binder: inout StatementBinder) throws(CatalogError) in try task.bindStored(&binder) } }
                 }
                 if !batch.updates.isEmpty {
                     let update = try db.cachedStatement(sql: Self.updateTask)
                     for task in batch.updates {
-                        try update.run(task.changingValues + [task.id])
+                        try update.run { (binder: inout StatementBinder) throws(CatalogError) in
+                            try task.bindChanging(&binder)
+                            try binder.bind(task.id)
+                        }
                         // A task that is not stored is a bug upstream: the whole batch fails.
                         if db.changesCount != 1 { throw CatalogError("task \(task.taskID) is not in the catalog") }
                     }
                 }
                 if !batch.events.isEmpty {
                     let insert = try db.cachedStatement(sql: "INSERT INTO event (taskID, at, message) VALUES (?, ?, ?)")
-                    for event in batch.events { try insert.run([event.taskID, DownloadTask.stored(event.at), event.message]) }
+                    for event in batch.events {
+                        try insert.run { (binder: inout StatementBinder) throws(CatalogError) in
+                            try binder.bind(event.taskID)
+                            try binder.bind(event.at)
+                            try binder.bind(event.message)
+                        }
+                    }
                 }
                 if !batch.deletes.isEmpty {
                     let delete = try db.cachedStatement(sql: "DELETE FROM task WHERE id = ?")

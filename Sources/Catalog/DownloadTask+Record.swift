@@ -8,7 +8,7 @@ import GRDB
 /// Read and written column by column, not through Codable: loading 100,000
 /// tasks at mount decoded each row through a keyed container, and the
 /// batch statements bind these same values in this same order.
-extension DownloadTask: FetchableRecord, MutablePersistableRecord {
+extension DownloadTask: FetchableRecord, TableRecord {
     public static let databaseTableName = "task"
 
     /// The columns that change after a task is added, in the order
@@ -47,24 +47,44 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
     /// without a coder (a fifth of a million-task mount was JSON decoding).
     private static let noOptionsText = String(decoding: (try? optionsEncoder.encode(TaskOptions())) ?? Data(), as: UTF8.self)
 
-    var storedValues: [(any DatabaseValueConvertible)?] {
-        get throws {
-            let options = self.options == TaskOptions() ? Self.noOptionsText
-                : String(decoding: try Self.optionsEncoder.encode(self.options), as: UTF8.self)
-            return [id, url, normalizedURL, options, Self.stored(addedAt)] + changingValues
+    /// Binds every stored column, in `storedColumns` order.
+    func bindStored(_ binder: inout StatementBinder) throws(CatalogError) {
+        let options: String
+        if self.options == TaskOptions() {
+            options = Self.noOptionsText
+        } else {
+            do { options = String(decoding: try Self.optionsEncoder.encode(self.options), as: UTF8.self) } catch {
+                throw CatalogError("store task \(taskID)'s options", error)
+            }
         }
+        try binder.bind(id)
+        try binder.bind(url)
+        try binder.bind(normalizedURL)
+        try binder.bind(options)
+        try binder.bind(addedAt)
+        try bindChanging(&binder)
     }
 
-    var changingValues: [(any DatabaseValueConvertible)?] {
-        [name, state.rawValue, downloaded, total, attempts, failuresWithoutData, error, Self.stored(completedAt),
-         position, etag, lastModified, contentType, finalURL, speedLimit, Self.stored(retryAt), ranges.encoded, split,
-         droppedMirrors.joined(separator: "\n")]
-    }
-
-    /// A date in GRDB's own text for it (`StoredDate`), without its formatter.
-    static func stored(_ date: Date?) -> (any DatabaseValueConvertible)? {
-        guard let date else { return nil }
-        return StoredDate.text(date) ?? date
+    /// Binds the columns that change after `add`, in `changingColumns` order.
+    func bindChanging(_ binder: inout StatementBinder) throws(CatalogError) {
+        try binder.bind(name)
+        try binder.bind(state.rawValue)
+        try binder.bind(downloaded)
+        try binder.bind(total)
+        try binder.bind(attempts)
+        try binder.bind(failuresWithoutData)
+        try binder.bind(error)
+        try binder.bind(completedAt)
+        try binder.bind(position)
+        try binder.bind(etag)
+        try binder.bind(lastModified)
+        try binder.bind(contentType)
+        try binder.bind(finalURL)
+        try binder.bind(speedLimit)
+        try binder.bind(retryAt)
+        try binder.bind(ranges.encoded)
+        try binder.bind(split)
+        try binder.bind(droppedMirrors.joined(separator: "\n"))
     }
 
     public init(row: Row) throws {
@@ -99,13 +119,5 @@ extension DownloadTask: FetchableRecord, MutablePersistableRecord {
         retryAt = row[at.retryAt]
         let dropped: String = row[at.droppedMirrors]
         droppedMirrors = dropped.isEmpty ? [] : dropped.split(separator: "\n").map(String.init)
-    }
-
-    public func encode(to container: inout PersistenceContainer) throws {
-        for (column, value) in zip(Self.storedColumns, try storedValues) { container[column] = value }
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }

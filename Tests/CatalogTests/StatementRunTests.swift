@@ -3,8 +3,8 @@ import GRDB
 import XCTest
 @testable import Catalog
 
-/// `Statement.run`, the catalog's own binding of values straight to SQLite:
-/// every value comes back as it was bound.
+/// `Statement.run` and `StatementBinder`, the catalog's own binding of
+/// values straight to SQLite: every value comes back as it was bound.
 final class StatementRunTests: XCTestCase {
     private func table() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
@@ -60,5 +60,50 @@ final class StatementRunTests: XCTestCase {
             try insert.run([2])  // the statement is usable after a failure
         }
         XCTAssertEqual(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM u") }, 2)
+    }
+
+    func test_typedBindsComeBackAsBound() throws {
+        let queue = try table()
+        let date = Date(timeIntervalSince1970: 1_700_000_000.123)
+        try queue.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO t VALUES (?, ?, ?, ?, ?)")
+            try insert.run { (binder: inout StatementBinder) throws(CatalogError) in
+                try binder.bind(Int64.max)
+                try binder.bind(-3 as Int?)
+                try binder.bind("" as String?)
+                try binder.bind(date as Date?)
+                try binder.bind(0.5 as Double?)
+            }
+            try insert.run { (binder: inout StatementBinder) throws(CatalogError) in
+                try binder.bind(nil as Int64?)
+                try binder.bind(nil as Int?)
+                try binder.bind(nil as String?)
+                try binder.bind(nil as Date?)
+                try binder.bind(nil as Double?)
+            }
+        }
+        try queue.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT a, b, c, typeof(c) AS kind, d, e FROM t ORDER BY rowid")
+            XCTAssertEqual(rows[0]["a"] as Int64?, Int64.max)
+            XCTAssertEqual(rows[0]["b"] as Int?, -3)
+            XCTAssertEqual(rows[0]["kind"] as String?, "text", "an empty string is stored as one, not as NULL")
+            XCTAssertEqual(rows[0]["d"] as String?, "2023-11-14 22:13:20.123", "a date in GRDB's own text")
+            XCTAssertEqual((rows[0]["d"] as Date?)?.timeIntervalSince1970 ?? 0, 1_700_000_000.123, accuracy: 0.0005)
+            XCTAssertEqual(rows[0]["e"] as Double?, 0.5)
+            let kinds = try String.fetchAll(db, sql: "SELECT typeof(a) || typeof(b) || typeof(c) || typeof(d) || typeof(e) FROM t ORDER BY rowid")
+            XCTAssertEqual(kinds.last, "nullnullnullnullnull", "nil binds NULL")
+        }
+    }
+
+    func test_moreValuesThanParametersAreRefusedAndStoreNothing() throws {
+        let queue = try table()
+        try queue.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO t VALUES (?, ?, ?, ?, ?)")
+            XCTAssertThrowsError(try insert.run([1, 2, 3, 4, 5, 6])) { error in
+                XCTAssertTrue("\(error)".contains("INSERT INTO t"), "the statement is named: \(error)")
+            }
+            try insert.run([1, 2, 3, 4, 5])  // the statement is usable after a refusal
+        }
+        XCTAssertEqual(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") }, 1)
     }
 }
