@@ -479,6 +479,10 @@ public struct TaskSet: Sendable {
 
     /// Fills free slots and trims excess ones.
     private mutating func schedule(now: Date, monotonic: Double, _ turn: inout TaskSetTurn) {
+        // Every slot taken: nothing starts and nothing is over the limit
+        // (`Scheduler.plan`'s answer), known without listing the running
+        // tasks — most turns of many small downloads.
+        guard tasks.running.count != books.maxActive else { return }
         let running = tasks.runningLine
         let free = books.maxActive - running.count
         let candidates = free > 0 ? tasks.firstInLine(free) : []
