@@ -64,9 +64,17 @@ public struct TaskIndex: Sendable {
             if task.isMovingIntoFiles { movingIn[task.name] = id }
         }
         if old.name != task.name || old.normalizedURL != task.normalizedURL || (old.origin !== task.origin && old.options.mirrors != task.options.mirrors)
-            || (old.state == .failed) != (task.state == .failed) || (old.state == .completed) != (task.state == .completed) {
+            || (old.state == .failed) != (task.state == .failed) {
             unindexNameAndURL(old)
             indexNameAndURL(task)
+        } else if (old.state == .completed) != (task.state == .completed) {
+            // Same name and URLs: only `files/`'s names change (every
+            // completion), without hashing the name and URLs again.
+            if task.state == .completed {
+                completedNames.updateValue(id, forKey: task.name)
+            } else if completedNames[old.name] == id {
+                completedNames.removeValue(forKey: old.name)
+            }
         }
         if (old.state != task.state || old.position != task.position || old.startedAt != task.startedAt
             || old.phase != task.phase) {

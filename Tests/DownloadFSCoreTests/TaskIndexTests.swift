@@ -249,10 +249,15 @@ final class TaskIndexTests: XCTestCase {
             if index.sortedIDs != model.keys.sorted() { wrong.append("ids \(index.sortedIDs) != \(model.keys.sorted())") }
             if index.count != model.count { wrong.append("count \(index.count) != \(model.count)") }
             for id in ids where index[id] != model[id] { wrong.append("task \(id)") }
+            let snapshot = index.snapshot
             for name in names {
                 let expected = model.values.first { $0.name == name }?.id
                 if index.task(named: name)?.id != expected { wrong.append("task(named: \(name)) != \(String(describing: expected))") }
                 if index.isNameTaken(name) != (expected != nil) { wrong.append("isNameTaken(\(name))") }
+                let completed = model.values.first { $0.name == name && $0.state == .completed }?.id
+                if snapshot.completed(named: name)?.id != completed {
+                    wrong.append("completed(named: \(name)) != \(String(describing: completed))")
+                }
             }
             for url in urls {
                 let expected = model.values.first { $0.normalizedURLs.contains(url) && $0.state != .failed }?.id
