@@ -21,7 +21,7 @@ struct DaemonLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = Units.timestamp(Date()) + " \(event.level) \(event.message)\n"
+        var line = Self.text(of: "\(event.message)", prefix: Units.timestamp(Date()) + " \(event.level) ")
         line.withUTF8 { bytes in
             var done = 0
             while done < bytes.count {
@@ -29,5 +29,18 @@ struct DaemonLogHandler: LogHandler {
                 if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return }
             }
         }
+    }
+
+    /// A message as written: each of its lines with `prefix` and a newline.
+    /// A message of several lines (`EventLog.show` gives one commit's lines
+    /// as one) is that many lines, each with its own prefix.
+    static func text(of message: String, prefix: String) -> String {
+        var text = ""
+        for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+            text += prefix
+            text += line
+            text += "\n"
+        }
+        return text
     }
 }

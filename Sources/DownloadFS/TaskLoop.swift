@@ -217,7 +217,7 @@ final class TaskLoop: @unchecked Sendable {
     }
 
     private func carryOut(_ turn: TaskSetTurn, _ records: [EventRecord]) {
-        for record in records { log.show(record) }
+        log.show(records)
         if !turn.touched.isEmpty { table.publish(set.tasks.snapshot) }
         if table.settings != set.settings { table.publish(set.settings) }
         let forgotten = Set(turn.changes.filter { $0.event == "forgotten" }.map(\.id))
