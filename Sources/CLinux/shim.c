@@ -16,7 +16,7 @@ void clinux_malloc_trim(void) { malloc_trim(0); }
 void clinux_tune_malloc(void) {
     mallopt(M_ARENA_MAX, 2);
     mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
-    mallopt(M_TRIM_THRESHOLD, 4 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 }
 
 int clinux_fallocate(int fd, long long offset, long long length) {
