@@ -21,6 +21,30 @@
 #           the work dir's filesystem: ext4 without a journal skips inodes
 #           freed less than 60 s (360 s while their table block is dirty)
 #           ago, probing each, which slows every tool's file creation.
+#           Every tool's round starts from the same page cache (as root):
+#           what earlier rounds wrote is dropped, the sources and every
+#           tool's program and libraries (downloadfs's too) are read back
+#           in (`settle_cache`). Without it each round found
+#           some 450 MB more of earlier rounds' files cached and this VM's
+#           new pages costlier, and the rounds slowed as a run went on, every
+#           tool alike (curl 0.12 s in a first round, 0.25-0.41 s later).
+#           BENCH_KEEP_CACHE=1 keeps the old way.
+
+# settle_cache: drops the page cache (root only; sync first) and reads back
+# what every round needs: the sources nginx serves, and every tool's program
+# and libraries, downloadfs's too (code a run reaches first would otherwise
+# be read from disk inside its timed wall).
+settle_cache() {
+  [ -z "${BENCH_KEEP_CACHE:-}" ] && [ -w /proc/sys/vm/drop_caches ] || return 0
+  echo 1 > /proc/sys/vm/drop_caches
+  cat "$work"/www/many/* > /dev/null
+  local program
+  for program in "$bin" "$work/floor" "$(command -v curl)" "$(command -v wget2)" "$(command -v aria2c)" "$(command -v python3)"; do
+    [ -x "$program" ] || continue
+    # shellcheck disable=SC2046 # ldd's library paths, one word each
+    cat "$program" $(ldd "$program" 2> /dev/null | awk '$3 ~ /^\// { print $3 }') > /dev/null
+  done
+}
 
 # wall_of COMMAND...: the seconds a quiet COMMAND took (time's own line is the last).
 wall_of() { { /usr/bin/time -f "%e" timeout 300 "$@"; } 2>&1 | tail -1; }
@@ -51,7 +75,7 @@ part_many() {
   for ((r = 0; r < rounds; r++)); do
     for ((i = 0; i < ${#tools[@]}; i++)); do
       tool=${tools[$(((i + r) % ${#tools[@]}))]}
-      out="$work/keep/many-$tool-$r"; mkdir -p "$out"; timeout 120 sync
+      out="$work/keep/many-$tool-$r"; mkdir -p "$out"; timeout 120 sync; settle_cache
       dir=$out
       case $tool in
         downloadfs)
