@@ -135,7 +135,9 @@ public final class Catalog: Sendable {
             try pool.writeWithoutTransaction { db in try Self.inTransaction(db) {
                 if !batch.inserts.isEmpty {
                     let insert = try db.cachedStatement(sql: Self.insertTask)
-                    for task in batch.inserts { try insert.run { (binder: inout StatementBinder) throws(CatalogError) in try task.bindStored(&binder) } }
+                    for task in batch.inserts {
+                        try insert.run { (binder: inout StatementBinder) throws(CatalogError) in try task.bindStored(&binder) }
+                    }
                 }
                 if !batch.updates.isEmpty {
                     let update = try db.cachedStatement(sql: Self.updateTask)

@@ -8,7 +8,9 @@ import GRDBSQLite
 ///
 /// Typed, not through an array of `DatabaseValueConvertible`: a task row is
 /// 18–23 values, and boxing each into an existential, copying the array and
-/// converting each back was a third of the Swift side of a commit.
+/// converting each back was about a sixth of a commit's time on the loop
+/// (perf, 1,000 × 64 KiB). One call per column, not a parameter pack: a
+/// pack bound optionals through unspecialised witnesses.
 struct StatementBinder: ~Copyable {
     private let handle: OpaquePointer
     /// The next parameter's index (SQLite counts from 1).

@@ -71,7 +71,7 @@ final class EventLog: Sendable {
     /// with the loop's next batch (or at once before the loop runs).
     func daemon(_ message: String, level: Logger.Level = .info) {
         let event = EventRecord(taskID: nil, at: Date(), message: message)
-        show(event, level: level)
+        show([event], level: level)
         let wake = pending.withLock { p -> (@Sendable () -> Void)? in
             if p.wake != nil { p.lines.append(event) }
             return p.wake
@@ -79,25 +79,15 @@ final class EventLog: Sendable {
         if let wake { wake() } else { store([event]) }
     }
 
-    /// Shows a line the loop commits itself (in its batch).
-    func show(_ event: EventRecord, level: Logger.Level = .info) {
-        if event.taskID == nil {
-            recent.withLock { $0.append(Self.line(event)) }
-            logger.log(level: level, "\(event.message)")
-        } else {
-            logger.debug("task \(event.taskID!): \(event.message)")
-        }
-    }
-
-    /// Shows the lines of one commit: the daemon's go to the logger as one
-    /// message of a line each (one write, where a write per line was a
-    /// twentieth of the loop with 1,000 small downloads, each of which
-    /// logs its completion).
-    func show(_ events: [EventRecord]) {
+    /// Shows lines: the daemon's in `log` and, as one message of a line
+    /// each, on the logger (one write for a commit's lines, where a write
+    /// per line was a twentieth of the loop with 1,000 small downloads, each
+    /// of which logs its completion); a task's only at debug level.
+    func show(_ events: [EventRecord], level: Logger.Level = .info) {
         let daemon = events.filter { $0.taskID == nil }
         if !daemon.isEmpty {
             recent.withLock { recent in for event in daemon { recent.append(Self.line(event)) } }
-            logger.info("\(daemon.map(\.message).joined(separator: "\n"))")
+            logger.log(level: level, "\(daemon.map(\.message).joined(separator: "\n"))")
         }
         guard logger.logLevel <= .debug else { return }
         for event in events where event.taskID != nil { logger.debug("task \(event.taskID!): \(event.message)") }
