@@ -36,6 +36,9 @@ final class Checkpointer: Sendable {
     /// time (1,000 × 64 KiB took twice as long).
     func lane() -> Lane { Lane(queue: DispatchQueue(label: "downloadfs.checkpoint"), pending: pending, flusher: flusher) }
 
+    /// No task is left to download (`GroupFlusher.noneDownloading`).
+    func noneDownloading() { flusher.noneDownloading() }
+
     /// Waits until every queued sync has run and reported (used at shutdown);
     /// files waiting for their group are flushed at once.
     func drain() {

@@ -82,6 +82,11 @@ public final class Engine: @unchecked Sendable {
     /// How many connections a running task may have (R18).
     public func setSplit(_ id: Int64, _ split: SplitPolicy) { send(.split(id, split)) }
 
+    /// No task is left to download (the loop's word: its engine may still
+    /// be ending the last transfers): finished files waiting for company in
+    /// their flush group go now, and so does the next to come.
+    public func noneDownloading() { checkpointer.noneDownloading() }
+
     /// Readers wait for bytes of a running task (R23): its attempt fetches them next.
     public func fetchReads(_ id: Int64) { send(.read(id)) }
 

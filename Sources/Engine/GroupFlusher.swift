@@ -42,6 +42,12 @@ final class GroupFlusher: @unchecked Sendable {
     private var firstJoined = 0.0
     private var draining = false
     private var running = false
+    /// No task is left to download: the files waiting, or the next to
+    /// come, go at once (`FlushGroupPolicy.decide`). Cleared by the flush
+    /// that takes them. Set when none waits too: the loop learns that its
+    /// last download ended from the report the engine sends just before it
+    /// hands the file over.
+    private var nothingToWaitFor = false
 
     init(policy: FlushGroupPolicy) { self.policy = policy }
 
@@ -70,6 +76,15 @@ final class GroupFlusher: @unchecked Sendable {
         }
     }
 
+    /// No task is left to download: files waiting for company are
+    /// flushed now, since none can come, and so is the next to join.
+    func noneDownloading() {
+        condition.lock()
+        defer { condition.unlock() }
+        nothingToWaitFor = true
+        if !waiting.isEmpty { condition.signal() }
+    }
+
     /// From now on every file is flushed as soon as it comes (shutdown).
     func drain() {
         condition.lock()
@@ -84,7 +99,8 @@ final class GroupFlusher: @unchecked Sendable {
     private func run() {
         condition.lock()
         while true {
-            switch policy.decide(waiting: waiting.count, waited: MonotonicClock.now() - firstJoined, draining: draining) {
+            switch policy.decide(waiting: waiting.count, waited: MonotonicClock.now() - firstJoined,
+                                 draining: draining, noneDownloading: nothingToWaitFor) {
             case .idle:
                 if draining {
                     running = false
@@ -97,6 +113,7 @@ final class GroupFlusher: @unchecked Sendable {
             case .flushNow:
                 let group = waiting
                 waiting = []
+                nothingToWaitFor = false
                 condition.unlock()
                 flush(group)
                 condition.lock()

@@ -33,6 +33,12 @@ final class FlushGroupPolicyTests: XCTestCase {
         XCTAssertEqual(policy.decide(waiting: 1, waited: 0, draining: true), .flushNow)
     }
 
+    /// The engine's last transfer ended: no file can come to share the flush.
+    func test_withNoDownloadLeftWhatWaitsFlushesAtOnce() {
+        XCTAssertEqual(policy.decide(waiting: 1, waited: 0, noneDownloading: true), .flushNow)
+        XCTAssertEqual(policy.decide(waiting: 0, waited: 0, noneDownloading: true), .idle)
+    }
+
     func test_aGroupOfOneFlushesEachFileAlone() {
         let alone = FlushGroupPolicy(size: 1, deadline: 1)
         XCTAssertEqual(alone.decide(waiting: 1, waited: 0), .flushNow)

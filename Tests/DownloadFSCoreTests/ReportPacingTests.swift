@@ -6,23 +6,34 @@ import XCTest
 final class ReportPacingTests: XCTestCase {
     func test_reportsWaitUntilTheOldestChangeIsAWindowOld() {
         var pacing = ReportPacing()
-        XCTAssertFalse(pacing.commitNow(at: 10, onlyReports: true, changes: false, replies: false))
+        XCTAssertFalse(pacing.commitNow(at: 10, onlyReports: true, changes: false, replies: false, downloading: true))
         XCTAssertNil(pacing.deadline, "nothing kept, nothing to wake up for")
-        XCTAssertFalse(pacing.commitNow(at: 10, onlyReports: true, changes: true, replies: false))
+        XCTAssertFalse(pacing.commitNow(at: 10, onlyReports: true, changes: true, replies: false, downloading: true))
         // A later change does not push the deadline back.
-        XCTAssertFalse(pacing.commitNow(at: 10.0015, onlyReports: true, changes: true, replies: false))
+        XCTAssertFalse(pacing.commitNow(at: 10.0015, onlyReports: true, changes: true, replies: false, downloading: true))
         XCTAssertEqual(pacing.deadline, 10 + ReportPacing.window)
-        XCTAssertTrue(pacing.commitNow(at: 10 + ReportPacing.window, onlyReports: true, changes: false, replies: false))
+        XCTAssertTrue(pacing.commitNow(at: 10 + ReportPacing.window, onlyReports: true, changes: false, replies: false, downloading: true))
         pacing.committed()
         XCTAssertNil(pacing.deadline)
-        XCTAssertFalse(pacing.commitNow(at: 20, onlyReports: true, changes: false, replies: false))
+        XCTAssertFalse(pacing.commitNow(at: 20, onlyReports: true, changes: false, replies: false, downloading: true))
     }
 
     func test_aRequestOrAReplyCommitsAtOnce() {
         var pacing = ReportPacing()
-        XCTAssertTrue(pacing.commitNow(at: 10, onlyReports: false, changes: true, replies: false))
+        XCTAssertTrue(pacing.commitNow(at: 10, onlyReports: false, changes: true, replies: false, downloading: true))
         pacing.committed()
-        XCTAssertTrue(pacing.commitNow(at: 10, onlyReports: true, changes: true, replies: true))
+        XCTAssertTrue(pacing.commitNow(at: 10, onlyReports: true, changes: true, replies: true, downloading: true))
+    }
+
+    func test_withNoTaskDownloadingReportsCommitAtOnce() {
+        var pacing = ReportPacing()
+        XCTAssertFalse(pacing.commitNow(at: 10, onlyReports: true, changes: false, replies: false, downloading: false),
+                       "nothing to commit")
+        XCTAssertTrue(pacing.commitNow(at: 10, onlyReports: true, changes: true, replies: false, downloading: false))
+        pacing.committed()
+        XCTAssertFalse(pacing.commitNow(at: 11, onlyReports: true, changes: true, replies: false, downloading: true))
+        XCTAssertTrue(pacing.commitNow(at: 11.0001, onlyReports: true, changes: false, replies: false, downloading: false),
+                      "the last download ended: what was kept goes now")
     }
 
     private func task(_ id: Int64) -> DownloadTask {
