@@ -40,6 +40,16 @@ final class HeaderValueTests: XCTestCase {
         }
     }
 
+    func test_R52_httpDateTabsCaseAndFourDigitRFC850Years() {
+        XCTAssertEqual(HeaderValue.httpDate("Sun,\t06 NOV 1994  08:49:37\tGMT"), reference)
+        XCTAssertEqual(HeaderValue.httpDate(" Sunday, 06-nov-1994 08:49:37 GMT "), reference)
+        for text in ["Sun, 06 Nov 1994 08:49:37 GMT x", "Sun 06 Nov 1994 08:49:37 GMT", "Sun, 6 Nov 1994 8:49:37 GMT",
+                     "Sunday, 06-Nov-94-1 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:3x GMT", "Sun, 06 Nové 1994 08:49:37 GMT",
+                     "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:60:37 GMT"] {
+            XCTAssertNil(HeaderValue.httpDate(text), text)
+        }
+    }
+
     func test_R52_strongAndWeakETags() {
         XCTAssertTrue(HeaderValue.isStrongETag("\"abc\""))
         XCTAssertTrue(HeaderValue.isStrongETag("\"\""))
