@@ -62,6 +62,10 @@ public struct TaskSetTurn: Sendable {
     /// Takes in a later turn (a request handled on its own so it could be
     /// undone alone): this turn's originals, the earlier ones, win.
     public mutating func absorb(_ later: TaskSetTurn) {
+        // The usual case, a turn's first request: taken whole, not entry by
+        // entry (an add of 1,000 URLs re-inserted each of its tasks here,
+        // before any transfer could start).
+        if isBlank { return self = later }
         for id in later.inserted { insert(id) }
         for id in later.deleted { delete(id) }
         updated.formUnion(later.updated.subtracting(insertedIDs))
@@ -78,6 +82,12 @@ public struct TaskSetTurn: Sendable {
         for (id, old) in later.originals where originals[id] == nil { originals[id] = old }
         if booksBefore == nil { booksBefore = later.booksBefore }
         for (key, old) in later.hintsBefore where hintsBefore[key] == nil { hintsBefore[key] = old }
+    }
+
+    /// Nothing at all is recorded yet.
+    private var isBlank: Bool {
+        isEmpty && inserted.isEmpty && deleted.isEmpty && updated.isEmpty && changes.isEmpty && renames.isEmpty
+            && folders.isEmpty && startCount == 0 && !moreToDo && booksBefore == nil && hintsBefore.isEmpty
     }
 
     /// Marks tasks to save again (their last turn could not be committed).
