@@ -29,13 +29,19 @@ final class GroupFlusherTests: XCTestCase {
         return fd
     }
 
+    /// Has `flusher` take a new file named `name`; its flush, which must
+    /// succeed, fulfils `expectations`.
+    private func join(_ flusher: GroupFlusher, _ name: String, fulfilling expectations: XCTestExpectation...) {
+        flusher.join(written(name)) { err in
+            XCTAssertEqual(err, 0)
+            for expectation in expectations { expectation.fulfill() }
+        }
+    }
+
     func test_R51_filesWaitingForCompanyGoOnceNoTaskIsDownloading() {
         let flusher = GroupFlusher(policy: patient)
         let flushed = expectation(description: "flushed")
-        flusher.join(written("a")) { err in
-            XCTAssertEqual(err, 0)
-            flushed.fulfill()
-        }
+        join(flusher, "a", fulfilling: flushed)
         flusher.noneDownloading()
         wait(for: [flushed], timeout: 10)
         flusher.drain()
@@ -47,7 +53,7 @@ final class GroupFlusherTests: XCTestCase {
         // end before the engine hands its file over.
         flusher.noneDownloading()
         let first = expectation(description: "first flushed")
-        flusher.join(written("a")) { _ in first.fulfill() }
+        join(flusher, "a", fulfilling: first)
         wait(for: [first], timeout: 10)
 
         // That flush spent the word: the next file waits for company (here
@@ -55,11 +61,7 @@ final class GroupFlusherTests: XCTestCase {
         let early = expectation(description: "second flushed before the drain")
         early.isInverted = true
         let second = expectation(description: "second flushed at the drain")
-        flusher.join(written("b")) { err in
-            XCTAssertEqual(err, 0)
-            early.fulfill()
-            second.fulfill()
-        }
+        join(flusher, "b", fulfilling: early, second)
         wait(for: [early], timeout: 0.3)
         flusher.drain()
         wait(for: [second], timeout: 10)
