@@ -45,8 +45,6 @@ final class TaskLoop: @unchecked Sendable {
     /// What reports changed and is not committed yet (`ReportPacing`).
     private var reports = TaskSetTurn()
     private var pacing = ReportPacing()
-    /// Some task held a download slot at the end of the last turn.
-    private var wasDownloading = false
     /// Tasks changed by reports whose batch could not be committed: saved
     /// with the next batch.
     private var unsaved: Set<Int64> = []
@@ -162,11 +160,8 @@ final class TaskLoop: @unchecked Sendable {
         set.handle(.schedule, now: now, monotonic: clock, into: &reports)
         for (id, effect, task) in reports.takeStartsBeforeCommit() { effects.carryOut(effect, id: id, task: task, in: set) }
         let moreToDo = reports.moreToDo
-        // The last download just ended (nothing queued took its slot): its
-        // file need not wait in its flush group for company.
         let downloading = !set.tasks.running.isEmpty
-        if wasDownloading, !downloading { effects.engine?.noneDownloading() }
-        wasDownloading = downloading
+        if pacing.downloadsEnded(downloading: downloading) { effects.engine?.noneDownloading() }
         // Also to commit: rows whose commit failed, and the daemon's own lines.
         if pacing.commitNow(at: clock, onlyReports: onlyReports,
                             changes: !reports.isEmpty || !unsaved.isEmpty || log.hasPending,

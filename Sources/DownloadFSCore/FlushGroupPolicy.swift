@@ -10,8 +10,8 @@
 /// flushed once `size` files wait, or once the first of them has waited
 /// `deadline` seconds, whichever comes first; at shutdown at once, and
 /// when no task is left downloading to bring company (the end of a batch,
-/// or a lone download: the wait would be only delay; measured, a 1,000-file
-/// batch's last group then went 3 ms sooner).
+/// or a lone download: the wait would be only delay; `ReportPacing`
+/// says when, and gives the figures).
 /// Measured (docs/performance-history.md, "Issue 27, point 1"): with
 /// 1,000 × 64 KiB and 16 active, 8 files/1 ms, 32/4 ms and 128/20 ms gave
 /// the same wall time within the noise (about 11 files a group at 32/4 ms);

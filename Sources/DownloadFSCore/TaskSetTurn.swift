@@ -84,7 +84,9 @@ public struct TaskSetTurn: Sendable {
         for (key, old) in later.hintsBefore where hintsBefore[key] == nil { hintsBefore[key] = old }
     }
 
-    /// Nothing at all is recorded yet.
+    /// Nothing at all is recorded yet: every stored property above is at its
+    /// initial value (`insertedIDs` follows `inserted`). A property added to
+    /// the turn must be added here, or `absorb` would drop what it held.
     private var isBlank: Bool {
         isEmpty && inserted.isEmpty && deleted.isEmpty && updated.isEmpty && changes.isEmpty && renames.isEmpty
             && folders.isEmpty && startCount == 0 && !moreToDo && booksBefore == nil && hintsBefore.isEmpty

@@ -47,7 +47,7 @@ final class GroupFlusher: @unchecked Sendable {
     /// that takes them. Set when none waits too: the loop learns that its
     /// last download ended from the report the engine sends just before it
     /// hands the file over.
-    private var nothingToWaitFor = false
+    private var toldNoneDownloading = false
 
     init(policy: FlushGroupPolicy) { self.policy = policy }
 
@@ -81,7 +81,7 @@ final class GroupFlusher: @unchecked Sendable {
     func noneDownloading() {
         condition.lock()
         defer { condition.unlock() }
-        nothingToWaitFor = true
+        toldNoneDownloading = true
         if !waiting.isEmpty { condition.signal() }
     }
 
@@ -100,7 +100,7 @@ final class GroupFlusher: @unchecked Sendable {
         condition.lock()
         while true {
             switch policy.decide(waiting: waiting.count, waited: MonotonicClock.now() - firstJoined,
-                                 draining: draining, noneDownloading: nothingToWaitFor) {
+                                 draining: draining, noneDownloading: toldNoneDownloading) {
             case .idle:
                 if draining {
                     running = false
@@ -113,7 +113,7 @@ final class GroupFlusher: @unchecked Sendable {
             case .flushNow:
                 let group = waiting
                 waiting = []
-                nothingToWaitFor = false
+                toldNoneDownloading = false
                 condition.unlock()
                 flush(group)
                 condition.lock()

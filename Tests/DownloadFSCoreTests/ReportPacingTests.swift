@@ -36,6 +36,17 @@ final class ReportPacingTests: XCTestCase {
                       "the last download ended: what was kept goes now")
     }
 
+    func test_theTurnInWhichTheLastDownloadEndsIsToldOnce() {
+        var pacing = ReportPacing()
+        XCTAssertFalse(pacing.downloadsEnded(downloading: false), "none ran: nothing ended")
+        XCTAssertFalse(pacing.downloadsEnded(downloading: true))
+        XCTAssertFalse(pacing.downloadsEnded(downloading: true))
+        XCTAssertTrue(pacing.downloadsEnded(downloading: false))
+        XCTAssertFalse(pacing.downloadsEnded(downloading: false), "said once, not every idle turn")
+        XCTAssertFalse(pacing.downloadsEnded(downloading: true))
+        XCTAssertTrue(pacing.downloadsEnded(downloading: false), "a later batch's end is told again")
+    }
+
     private func task(_ id: Int64) -> DownloadTask {
         var task = DownloadTask(url: "http://h/\(id)", normalizedURL: "http://h/\(id)", options: TaskOptions(),
                                 name: "\(id)", addedAt: Date(timeIntervalSince1970: 0), position: id)
