@@ -81,7 +81,9 @@ read_pass() {
     if [ "$cache" = cold ] && [ -z "$can_drop" ]; then echo "cold: skipped (cannot write /proc/sys/vm/drop_caches; run as root)"; continue; fi
     for reader in dd cat; do
       local d=() f=()
-      if [ "$cache" = warm ]; then read_timed "$reader" "${files[0]}" >/dev/null; read_timed "$reader" "${files[1]}" >/dev/null; fi
+      # files/ first: without passthrough its first read lets the backing
+      # file's pages go behind it (cached once), so direct reads after it.
+      if [ "$cache" = warm ]; then read_timed "$reader" "${files[1]}" >/dev/null; read_timed "$reader" "${files[0]}" >/dev/null; fi
       for ((r = 0; r < rounds; r++)); do
         [ "$cache" = cold ] && drop_caches
         d+=("$(read_timed "$reader" "${files[0]}")")

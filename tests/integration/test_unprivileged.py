@@ -115,3 +115,63 @@ def test_a_daemon_short_of_threads_fails_to_mount_and_says_why(make_mount, unpri
     assert re.search(r"cannot start the downloadfs-[a-z]+ thread \(Resource temporarily unavailable\): "
                      r"the system is out of threads or memory; free some and try again$", run.stderr.strip()), run.stderr
     assert not mounted_in_table(mount.mp)
+
+
+# Run as the mount's user: adds URL, waits for it, then prints nothing; a
+# second script reads the finished file once, front to back, and prints its
+# sha256.
+_DOWNLOAD = r"""
+import sys, time
+mnt, url = sys.argv[1], sys.argv[2]
+with open(f"{mnt}/queue/new", "r+") as new:
+    new.write(url + "\n")
+    new.flush()
+    new.seek(0)
+    task = new.read().split()[0]
+deadline = time.monotonic() + 60
+while "state: completed" not in open(f"{mnt}/queue/{task}/status").read():
+    if time.monotonic() > deadline:
+        sys.exit("not completed after 60 s")
+    time.sleep(0.05)
+"""
+_READ_THROUGH = r"""
+import hashlib, sys
+digest = hashlib.sha256()
+with open(sys.argv[1], "rb", buffering=0) as f:
+    while chunk := f.read(1 << 20):
+        digest.update(chunk)
+print(digest.hexdigest())
+"""
+
+
+def _resident_bytes(path):
+    """Bytes of `path` in the page cache, as util-linux's fincore counts them."""
+    run = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", str(path)],
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 0, run.stderr
+    return int(run.stdout.strip())
+
+
+def test_a_file_read_through_the_daemon_is_cached_once(make_mount, unprivileged_user, nginx, nginx_file):
+    """Issue 27, point 3: without passthrough the kernel keeps what it read
+    in the FUSE file's cache (keep_cache); the daemon lets the backing
+    file's copy go behind the reader (BackingCacheRelease), so a file read
+    through files/ does not take its size twice in memory."""
+    size = 40 * MiB + 123
+    name, digest = nginx_file("cached-once.bin", size, seed=41)
+    mount = make_mount(user=unprivileged_user)
+    run = mount.as_user(_DOWNLOAD, str(mount.mp), nginx.url("/" + name), timeout=90)
+    assert run.returncode == 0, run.stderr
+    backing = mount.state / "files" / name
+    before = _resident_bytes(backing)
+    # The download wrote it: its pages are still cached, or this test could not fail.
+    assert before >= 0.9 * size, f"only {before} of {size} bytes cached after the download"
+    run = mount.as_user(_READ_THROUGH, str(mount.mp / "files" / name), timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == digest
+    after = _resident_bytes(backing)
+    # What is left: the two windows behind the read's end, and the last part.
+    assert after <= 12 * MiB, f"{after} of {size} bytes still cached in the backing file after the read"
+    # Read again: from the kernel's cache of the FUSE file, the same bytes.
+    run = mount.as_user(_READ_THROUGH, str(mount.mp / "files" / name), timeout=60)
+    assert run.stdout.strip() == digest

@@ -1,3 +1,4 @@
+import DownloadFSCore
 import FuseKit
 import Glibc
 
@@ -5,7 +6,9 @@ import Glibc
 /// which never changes. Reads need nothing else (no task lookup): a file
 /// removed or renamed while open stays readable, as on any filesystem.
 /// Where the kernel can, it reads the descriptor itself (passthrough) and
-/// `read` is never called.
+/// `read` is never called; where it cannot, each read is spliced from the
+/// descriptor and the backing pages it served are let go behind the reader
+/// (`BackingCacheRelease`): the kernel keeps them in this file's cache.
 final class FinishedFileHandle: FileReader, FileReleaser {
     private let descriptor: Int32
     private let size: Int64
@@ -19,7 +22,11 @@ final class FinishedFileHandle: FileReader, FileReleaser {
 
     func read(size wanted: Int, offset: Int64, reply: ReadReply) {
         guard offset < size else { reply.bytes([]); return }
-        reply.file(descriptor, offset: offset, size: min(wanted, Int(size - offset)))
+        let served = min(wanted, Int(size - offset))
+        reply.file(descriptor, offset: offset, size: served)
+        if let behind = BackingCacheRelease.afterServing(offset: offset, size: Int64(served)) {
+            posix_fadvise(descriptor, off_t(behind.lowerBound), off_t(behind.count), POSIX_FADV_DONTNEED)
+        }
     }
 
     func release() { close(descriptor) }

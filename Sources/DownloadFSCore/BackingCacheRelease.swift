@@ -1,0 +1,30 @@
+/// Which pages of a finished file's backing file (STATE/files/…) the daemon
+/// lets go once a read through it has served them.
+///
+/// Without passthrough (a mount made without `CAP_SYS_ADMIN`) the kernel
+/// keeps a read page twice: in the FUSE file's cache, which `keep_cache`
+/// keeps for the next reader, and in the backing file's, which the daemon's
+/// splice read it into. A 2 GiB file read through `files/` took 4 GiB of
+/// page cache, and on the bench's VM such a read dropped to about 270 MB/s
+/// somewhere past its first GiB (fresh pages are costly there); cached
+/// once, it kept up with a direct read (docs/performance-history.md,
+/// "Issue 27, point 3").
+///
+/// The backing pages are dropped in whole windows, one window behind the
+/// read: `POSIX_FADV_DONTNEED` drops only the folios wholly inside its range,
+/// and ext4 caches a file in folios of up to 2 MiB, so a range of one
+/// 128 KiB request would drop nothing; a window behind leaves alone what a
+/// request still in flight just before this one is splicing.
+public enum BackingCacheRelease {
+    /// A multiple of the largest folio (2 MiB on x86-64).
+    public static let window: Int64 = 4 << 20
+
+    /// After serving `size` bytes at `offset`: the backing range to drop, or
+    /// nil. A read that crosses a window boundary B drops the window that
+    /// ends one window before B.
+    public static func afterServing(offset: Int64, size: Int64) -> Range<Int64>? {
+        let boundary = (offset + size) / window * window
+        guard boundary > offset, boundary >= 2 * window else { return nil }
+        return (boundary - 2 * window)..<(boundary - window)
+    }
+}
