@@ -21,10 +21,13 @@ public enum BackingCacheRelease {
 
     /// After serving `size` bytes at `offset`: the backing range to drop, or
     /// nil. A read that crosses a window boundary B drops the window that
-    /// ends one window before B.
-    public static func afterServing(offset: Int64, size: Int64) -> Range<Int64>? {
+    /// ends one window before B. Nothing when the kernel does not keep what
+    /// it read (`kernelKeeps` false: a `direct_io` handle, such as a data
+    /// file opened before its task completed): the backing copy is then the
+    /// only one, and the next read needs it.
+    public static func afterServing(offset: Int64, size: Int64, kernelKeeps: Bool) -> Range<Int64>? {
         let boundary = (offset + size) / window * window
-        guard boundary > offset, boundary >= 2 * window else { return nil }
+        guard kernelKeeps, boundary > offset, boundary >= 2 * window else { return nil }
         return (boundary - 2 * window)..<(boundary - window)
     }
 }

@@ -13,6 +13,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 from support.cli import one_line_message
 from support.files import MiB, content
 from support.mount import mounted_in_table
@@ -124,9 +126,10 @@ def test_a_daemon_short_of_threads_fails_to_mount_and_says_why(make_mount, unpri
     assert not mounted_in_table(mount.mp)
 
 
-# Downloads and says whether the task completed; `_READ_THROUGH` reads a
-# file once, front to back, and prints its sha256.
+# Downloads, prints the task's id and says whether it completed;
+# `_READ_THROUGH` reads a file once, front to back, and prints its sha256.
 _DOWNLOAD_ONLY = _DOWNLOAD + r"""
+print(task)
 sys.exit(0 if state == "completed" else f"the download ended {state}")
 """
 _READ_THROUGH = r"""
@@ -147,26 +150,32 @@ def _resident_bytes(path):
     return int(run.stdout.strip())
 
 
-def test_a_file_read_through_the_daemon_is_cached_once(make_mount, unprivileged_user, nginx, nginx_file):
+@pytest.mark.parametrize("where", ["files", "queue"])
+def test_a_file_read_through_the_daemon_is_cached_once(make_mount, unprivileged_user, nginx, nginx_file, where):
     """Issue 27, point 3: without passthrough the kernel keeps what it read
     in the FUSE file's cache (keep_cache); the daemon lets the backing
     file's copy go behind the reader (BackingCacheRelease), so a file read
-    through files/ does not take its size twice in memory."""
+    through files/ — or through its completed task's data file
+    (queue/<id>/<name>, R23), served the
+    same way — does not take its size twice in memory."""
     size = 40 * MiB + 123
-    name, digest = nginx_file("cached-once.bin", size, seed=41)
+    name, digest = nginx_file(f"cached-once-{where}.bin", size, seed=41)
     mount = make_mount(user=unprivileged_user)
     run = mount.as_user(_DOWNLOAD_ONLY, str(mount.mp), nginx.url("/" + name), timeout=90)
     assert run.returncode == 0, run.stderr
+    path = mount.mp / "files" / name if where == "files" else mount.mp / "queue" / run.stdout.strip() / name
     backing = mount.state / "files" / name
     before = _resident_bytes(backing)
     # The download wrote it: its pages are still cached, or this test could not fail.
     assert before >= 0.9 * size, f"only {before} of {size} bytes cached after the download"
-    run = mount.as_user(_READ_THROUGH, str(mount.mp / "files" / name), timeout=60)
+    run = mount.as_user(_READ_THROUGH, str(path), timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == digest
     after = _resident_bytes(backing)
-    # What is left: the two windows behind the read's end, and the last part.
+    # What is left: the window before the last 4 MiB boundary the read
+    # crossed, and the part after that boundary.
     assert after <= 12 * MiB, f"{after} of {size} bytes still cached in the backing file after the read"
     # Read again: from the kernel's cache of the FUSE file, the same bytes.
-    run = mount.as_user(_READ_THROUGH, str(mount.mp / "files" / name), timeout=60)
+    run = mount.as_user(_READ_THROUGH, str(path), timeout=60)
+    assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == digest

@@ -21,11 +21,19 @@ final class FinishedFileHandle: FileReader, FileReleaser {
     }
 
     func read(size wanted: Int, offset: Int64, reply: ReadReply) {
+        Self.serve(descriptor, size: size, wanted: wanted, offset: offset, caching: caching, reply: reply)
+    }
+
+    /// Answers a read of a finished file of `size` bytes open at `fd`: the
+    /// range spliced, then the backing pages behind the reader let go where
+    /// the kernel keeps what it read. Also a completed task's data file's
+    /// (`TaskDataHandle`).
+    static func serve(_ fd: Int32, size: Int64, wanted: Int, offset: Int64, caching: FileCaching, reply: ReadReply) {
         guard offset < size else { reply.bytes([]); return }
         let served = min(wanted, Int(size - offset))
-        reply.file(descriptor, offset: offset, size: served)
-        if let behind = BackingCacheRelease.afterServing(offset: offset, size: Int64(served)) {
-            posix_fadvise(descriptor, off_t(behind.lowerBound), off_t(behind.count), POSIX_FADV_DONTNEED)
+        reply.file(fd, offset: offset, size: served)
+        if let behind = BackingCacheRelease.afterServing(offset: offset, size: Int64(served), kernelKeeps: caching == .keep) {
+            posix_fadvise(fd, off_t(behind.lowerBound), off_t(behind.count), POSIX_FADV_DONTNEED)
         }
     }
 

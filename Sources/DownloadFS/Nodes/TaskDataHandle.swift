@@ -6,7 +6,7 @@ import Synchronization
 
 /// An open data file of a task (R23).
 ///
-/// - A completed task's file is spliced to the reader, as in `files/`.
+/// - A completed task's file is served as in `files/` (`FinishedFileHandle.serve`).
 /// - An unfinished one whose total is known is a whole file: bytes the
 ///   task holds are served at once; a read of others waits, its reply
 ///   parked in the task's `LiveProgress` (no thread held), while the loop
@@ -59,8 +59,7 @@ final class TaskDataHandle: FileReader, FileReleaser {
             let generation = entry.generation
             let fd = descriptor(for: entry, generation: generation)
             guard fd >= 0, pin(generation) else { reply.error(.io); return }
-            guard offset < record.downloaded else { reply.bytes([]); return }
-            reply.file(fd, offset: offset, size: min(size, Int(record.downloaded - offset)))
+            FinishedFileHandle.serve(fd, size: record.downloaded, wanted: size, offset: offset, caching: caching, reply: reply)
             return
         }
         let (generation, ranges) = entry.held
