@@ -31,6 +31,10 @@ struct TaskEntry: Sendable {
         live?.snapshot() ?? (0, record.ranges)
     }
 
+    /// The bytes the data file holds now, for a view rather than a read
+    /// (`LiveProgress.ranges`).
+    var shownRanges: ByteRanges { live?.ranges ?? record.ranges }
+
     /// The data file's generation alone (changed by a start-over).
     var generation: UInt64 { live?.generation ?? 0 }
 

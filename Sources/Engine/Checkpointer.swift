@@ -87,14 +87,17 @@ final class Checkpointer: Sendable {
         /// and reports it once synced. Taken at the start of the sync rather
         /// than when it was asked for, it stays close behind the written
         /// bytes when the disk is busy.
+        /// `synced` runs once the sync succeeded, with `fd` still open;
         /// `then` gets the snapshot, or the sync's errno when it failed.
         func checkpoint<Snapshot: Sendable>(_ fd: Int32, snapshot: @escaping @Sendable () -> Snapshot,
+                                            synced: @escaping @Sendable (Int32, Snapshot) -> Void,
                                             then: @escaping @Sendable (Result<Snapshot, SyncError>) -> Void) {
             pending.enter()
             queue.async { [pending] in
                 let taken = snapshot()
                 let rc = fdatasync(fd)
                 let err = rc == 0 ? 0 : errno
+                if rc == 0 { synced(fd, taken) }
                 close(fd)
                 then(rc == 0 ? .success(taken) : .failure(SyncError(errno: err)))
                 pending.leave()

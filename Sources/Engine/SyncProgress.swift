@@ -19,6 +19,8 @@ final class SyncProgress: @unchecked Sendable {
     private var reported: ByteRanges
     private var generation = 0
     private var failedErrno: Int32?
+    /// What the page cache was told to let go of the durable bytes.
+    private var cache = WrittenCacheRelease()
     /// The engine paused a transfer until a checkpoint ends: wake it then.
     private var holding = false
     private let wake: @Sendable () -> Void
@@ -61,6 +63,13 @@ final class SyncProgress: @unchecked Sendable {
     func snapshot() -> Snapshot { locked { Snapshot(generation: generation, ranges: written) } }
 
     func started() { locked { running += 1 } }
+
+    /// The ranges a checkpoint that synced `snapshot` makes clean and the
+    /// page cache may drop, `readerIdle` seconds after a reader last read
+    /// (`WrittenCacheRelease`).
+    func releasable(after snapshot: Snapshot, readerIdle: Double) -> [Range<Int64>] {
+        locked { cache.afterCheckpoint(durable: snapshot.ranges, readerIdle: readerIdle) }
+    }
 
     /// A checkpoint synced `snapshot`: its ranges become the committed ranges and `report` runs, under the lock, unless a sync failed before
     /// or a fall back started a new generation since.

@@ -682,9 +682,15 @@ final class TaskDownload {
         lastCheckpointTime = now
         let copy = dup(fd)
         guard copy >= 0 else { return }
-        let (id, serial, delegate, sync) = (request.id, serial, delegate, sync)
+        let (id, serial, delegate, sync, live) = (request.id, serial, delegate, sync, live)
         sync.started()
-        lane.checkpoint(copy, snapshot: { sync.snapshot() }) { result in
+        lane.checkpoint(copy, snapshot: { sync.snapshot() }, synced: { fd, snapshot in
+            // Clean now: the pages behind the writer go, and the next
+            // writes reuse them (`WrittenCacheRelease`).
+            for range in sync.releasable(after: snapshot, readerIdle: MonotonicClock.now() - live.lastRead) {
+                posix_fadvise(fd, off_t(range.lowerBound), off_t(range.count), POSIX_FADV_DONTNEED)
+            }
+        }) { result in
             switch result {
             case .success(let snapshot):
                 sync.ended(committed: snapshot) {

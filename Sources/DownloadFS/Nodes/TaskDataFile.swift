@@ -59,6 +59,6 @@ struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
     /// The bytes the task holds: the engine's view while it downloads, the
     /// committed ranges otherwise, the whole file once completed.
     private static func held(_ entry: TaskEntry) -> ByteRanges {
-        entry.record.state == .completed ? .prefix(entry.record.downloaded) : entry.held.ranges
+        entry.record.state == .completed ? .prefix(entry.record.downloaded) : entry.shownRanges
     }
 }

@@ -10,6 +10,7 @@ Digests are computed, never stored.
 import functools
 import hashlib
 import os
+import subprocess
 
 CHUNK = 64 * 1024
 KiB = 1024
@@ -100,3 +101,11 @@ def read_range(path, offset, length):
         return bytes(got)
     finally:
         os.close(fd)
+
+
+def resident_bytes(path):
+    """Bytes of `path` in the page cache, as util-linux's fincore counts them."""
+    run = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", str(path)],
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 0, run.stderr
+    return int(run.stdout.strip())
