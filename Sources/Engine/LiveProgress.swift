@@ -150,6 +150,7 @@ public final class LiveProgress: Sendable {
     /// reading attempt's windows open (R23) nor the written pages cached
     /// (`WrittenCacheRelease`).
     public var ranges: ByteRanges { held.withLock { $0.ranges } }
+
     /// The bytes from 0 with no hole: what a reader may see of a file whose total is unknown.
     public var readable: Int64 { held.withLock { $0.ranges.prefixEnd } }
     /// Every byte written, holes between segments aside (`downloaded`).
