@@ -58,8 +58,13 @@ mount_fs() {
 
 # running PID: the process exists and has not exited (is no zombie).
 running() { [ -r "/proc/$1/stat" ] && ! awk '{ sub(/^.*\) /, ""); exit $1 != "Z" }' "/proc/$1/stat"; }
-# our_peer PID: the pid is still one of our rclone, httpdirfs, aria2c or rpc processes.
-our_peer() { { tr '\0' ' ' < "/proc/$1/cmdline"; } 2>/dev/null | grep -Eq '^[^ ]*(rclone|httpdirfs|aria2c) |^[^ ]*downloadfs rpc '; }
+# our_peer PID: PID is still a peer this run started (its command line says
+# so; the door by $bin as it was run, whatever the binary is named).
+our_peer() {
+  local line
+  line=$( { tr '\0' ' ' < "/proc/$1/cmdline"; } 2>/dev/null ) || return 1
+  [[ $line =~ ^[^\ ]*(rclone|httpdirfs|aria2c)\  || $line == "$bin rpc "* ]]
+}
 
 # stop_peer MNT PID: unmounts a peer's mount (if MNT is not empty) and ends
 # its process by pid (TERM, then KILL after 10 s).
