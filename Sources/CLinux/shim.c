@@ -23,6 +23,10 @@ int clinux_fallocate(int fd, long long offset, long long length) {
     return fallocate(fd, 0, (off_t)offset, (off_t)length);
 }
 
+int clinux_drop_cached(int fd, long long offset, long long length) {
+    return posix_fadvise(fd, (off_t)offset, (off_t)length, POSIX_FADV_DONTNEED);
+}
+
 void clinux_name_thread(const char *name) {
     char shortened[16];
     snprintf(shortened, sizeof shortened, "%s", name);

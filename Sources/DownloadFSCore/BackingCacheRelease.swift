@@ -16,8 +16,11 @@
 /// 128 KiB request would drop nothing; a window behind leaves alone what a
 /// request still in flight just before this one is splicing.
 public enum BackingCacheRelease {
-    /// A multiple of the largest folio (2 MiB on x86-64).
-    public static let window: Int64 = 4 << 20
+    /// The largest folio of a page cache (2 MiB on x86-64): fadvise drops
+    /// only whole folios (also `WrittenCacheRelease`'s margin).
+    public static let largestFolio: Int64 = 2 << 20
+    /// A multiple of the largest folio.
+    public static let window: Int64 = 2 * largestFolio
 
     /// After serving `size` bytes at `offset`: the backing range to drop, or
     /// nil. A read that crosses a window boundary B drops the window that

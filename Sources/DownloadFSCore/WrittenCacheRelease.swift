@@ -6,13 +6,13 @@
 /// A download that kept every page it wrote needed as many fresh pages as
 /// the file is long: 2 GiB of them for a 2 GiB file. On the bench's VM, which
 /// gives free memory back to its host, a page touched for the first time
-/// costs a fault on the host, and writing 2 GiB durably took 2.2–3.2 s
-/// that way (`dd conv=fdatasync`: 2.8–4.5 s) against 1.0–1.2 s when the
+/// costs a fault on the host, and writing 2 GiB durably took 1.6–3.2 s
+/// that way (`dd conv=fdatasync`: 2.3–4.5 s) against 1.0–1.2 s when the
 /// pages behind the writer were let go and the kernel handed the same pages
-/// out again (docs/performance-history.md, "Issue 27, point 2"). Elsewhere
-/// it spares the page cache a file nobody has asked to read yet, as a
-/// download of several GiB would otherwise push out what other programs
-/// use.
+/// out again (docs/performance-history.md, "Issue 27, point 2: the pages
+/// behind the writer"). Elsewhere it spares the page cache a file nobody
+/// has asked to read yet, which would otherwise push out what other
+/// programs use.
 ///
 /// Nothing is let go while the file has a reader (R23: one read it in the
 /// last `readerQuiet` seconds): a program reading a download as it arrives
@@ -20,15 +20,14 @@
 /// write ahead of it, and it would find their pages gone (`cat` of a 2 GiB
 /// file downloading over nine connections ended 1.10× after the download
 /// instead of 1.01–1.04×). The last `keep` bytes of each written range stay
-/// cached in any case. Ranges are let go past
-/// what was let go before, from `margin` earlier: fadvise drops only the
-/// folios wholly inside its range, and one (up to 2 MiB) may have straddled
-/// the previous end.
+/// cached in any case. Each range is let go from where the last one ended,
+/// less `margin`: fadvise drops only the folios wholly inside its range.
 public struct WrittenCacheRelease: Sendable, Equatable {
     /// What stays cached behind the end of each written range.
     public static let keep: Int64 = 16 << 20
-    /// The largest folio of a page cache (2 MiB on x86-64).
-    public static let margin: Int64 = 2 << 20
+    /// How far before the last end a new range starts: one folio may have
+    /// straddled it.
+    public static let margin = BackingCacheRelease.largestFolio
     /// How long after a reader's last read the file counts as unread.
     public static let readerQuiet: Double = 10
 

@@ -688,7 +688,7 @@ final class TaskDownload {
             // Clean now: the pages behind the writer go, and the next
             // writes reuse them (`WrittenCacheRelease`).
             for range in sync.releasable(after: snapshot, readerIdle: MonotonicClock.now() - live.lastRead) {
-                posix_fadvise(fd, off_t(range.lowerBound), off_t(range.count), POSIX_FADV_DONTNEED)
+                _ = clinux_drop_cached(fd, range.lowerBound, Int64(range.count))
             }
         }) { result in
             switch result {

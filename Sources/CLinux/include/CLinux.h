@@ -44,6 +44,11 @@ long clinux_get_xattr(const char *path, const char *name, void *value, size_t si
 int clinux_set_xattr(const char *path, const char *name, const void *value, size_t size);
 int clinux_remove_xattr(const char *path, const char *name);
 
+/// posix_fadvise(POSIX_FADV_DONTNEED): the page cache lets go of the clean
+/// folios lying wholly inside [offset, offset + length) of `fd`'s file
+/// (`BackingCacheRelease`, `WrittenCacheRelease`). Returns 0 or an errno.
+int clinux_drop_cached(int fd, long long offset, long long length);
+
 /// sync_file_range(2) over the whole file with SYNC_FILE_RANGE_WRITE: starts
 /// writing the file's dirty pages back and returns without waiting, so a
 /// later flush of a group of files finds them written (R51). Returns 0, or

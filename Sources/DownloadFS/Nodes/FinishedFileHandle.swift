@@ -1,3 +1,4 @@
+import CLinux
 import DownloadFSCore
 import FuseKit
 import Glibc
@@ -33,7 +34,7 @@ final class FinishedFileHandle: FileReader, FileReleaser {
         let served = min(wanted, Int(size - offset))
         reply.file(fd, offset: offset, size: served)
         if let behind = BackingCacheRelease.afterServing(offset: offset, size: Int64(served), kernelKeeps: caching == .keep) {
-            posix_fadvise(fd, off_t(behind.lowerBound), off_t(behind.count), POSIX_FADV_DONTNEED)
+            _ = clinux_drop_cached(fd, behind.lowerBound, Int64(behind.count))
         }
     }
 
