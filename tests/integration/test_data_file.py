@@ -80,3 +80,21 @@ def test_a_download_lets_the_pages_behind_it_go(mount, nginx, nginx_file, size, 
     # checkpoint, a folio at the edge. The old way kept all of it.
     assert resident <= size // 2, f"{resident / MiB:.1f} MiB of {size // MiB} MiB still cached after the download"
     assert sha256_file(mount.mp / "files" / name) == digest
+
+
+def test_a_download_being_read_keeps_its_pages(mount, faultserver):
+    """While a program reads the data file as it arrives (R23), nothing is
+    let go: the other connections' pages, written ahead of the reader, must
+    still be there when it gets to them (WrittenCacheRelease.readerQuiet)."""
+    size = 64 * MiB
+    task = mount.add_one(faultserver.add("/followed.bin", size=size, seed=29, throttle=24 * MiB))
+    mount.wait_downloaded(task, MiB, timeout=30)  # its total known: the data file is whole
+    data = mount.mp / "queue" / str(task) / "followed.bin"
+    with open(data, "rb", buffering=0) as f:  # reads wait for bytes not yet written
+        got = 0
+        while chunk := f.read(1 << 20):
+            got += len(chunk)
+    assert got == size
+    mount.wait_state(task, "completed", timeout=60)
+    resident = resident_bytes(mount.state / "files" / "followed.bin")
+    assert resident >= 0.75 * size, f"only {resident / MiB:.1f} MiB of {size // MiB} MiB cached though it was being read"
