@@ -2,6 +2,7 @@
 once, and what its download leaves in the page cache."""
 
 import os
+import time
 
 import pytest
 
@@ -80,6 +81,31 @@ def test_a_download_lets_the_pages_behind_it_go(mount, nginx, nginx_file, size, 
     # checkpoint, a folio at the edge. The old way kept all of it.
     assert resident <= size // 2, f"{resident / MiB:.1f} MiB of {size // MiB} MiB still cached after the download"
     assert sha256_file(mount.mp / "files" / name) == digest
+
+
+def test_asking_for_the_ranges_is_not_a_read(mount, faultserver):
+    """A client that polls the byte ranges (`user.downloadfs.ranges`, as the
+    RPC door's `tellStatus` does) reads no byte: the pages behind the writer
+    still go (WrittenCacheRelease). Were the attribute taken for a read, the
+    reader rule would keep all of them."""
+    size = 96 * MiB
+    task = mount.add_one(faultserver.add("/polled.bin", size=size, seed=31, throttle=48 * MiB), "split=1")
+    directory = mount.mp / "queue" / str(task)
+    data = directory / "polled.bin"
+    polls = 0
+    deadline = time.monotonic() + 60
+    while mount.status(task).get("state") != "completed":
+        assert time.monotonic() < deadline, "the download did not end within 60 s"
+        for path in (directory, data):
+            try:
+                os.getxattr(path, "user.downloadfs.ranges")
+                polls += 1
+            except FileNotFoundError:  # the data file moves to files/ at the end
+                pass
+        time.sleep(0.01)
+    assert polls >= 20, f"only {polls} polls during the download: it was too quick to show anything"
+    resident = resident_bytes(mount.state / "files" / "polled.bin")
+    assert resident <= size // 2, f"{resident / MiB:.1f} MiB of {size // MiB} MiB still cached: the polls kept them"
 
 
 def test_a_download_being_read_keeps_its_pages(mount, faultserver):
