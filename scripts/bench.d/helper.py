@@ -136,11 +136,15 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def latency(mnt, ids, seconds):
+def latency(mnt, ids, seconds, baseline=None):
     """Phase 1 (`seconds`): open+read+close of the first task's status every
     2 ms, timed in-process. Phase 2 (at most 1 s): `cat` of it as a process
     every 20 ms (fork/exec included), kept apart so the processes do not load
-    the machine during phase 1. Both only while every task is downloading."""
+    the machine during phase 1. Phase 3 (at most 1 s, with `baseline`, a
+    small file in a trivial FUSE filesystem): the status and that file in
+    turn, the same way, so the machine's own cost of a FUSE read under the
+    same load is beside ours; printed on a second line. All only while every
+    task is downloading."""
     ids = ids.split(",")
     path = os.path.join(mnt, "queue", ids[0], "status")
     deadline = time.monotonic() + 60
@@ -165,13 +169,16 @@ def latency(mnt, ids, seconds):
             time.sleep(pause)
         return values
 
-    def read_status():
+    def read_whole(target):
         t0 = time.perf_counter()
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(target, os.O_RDONLY)
         while os.read(fd, 65536):
             pass
         os.close(fd)
         return time.perf_counter() - t0
+
+    def read_status():
+        return read_whole(path)
 
     def cat_status():
         t0 = time.perf_counter()
@@ -190,6 +197,17 @@ def latency(mnt, ids, seconds):
           f"max {ms(max(reads) if reads else None)} | cat {len(cats)} p50 {ms(pick(cats, 0.5))} "
           f"p99 {ms(pick(cats, 0.99))} | {elapsed:.1f} s at {(last - first) / elapsed / 2**20:.0f} MiB/s"
           f"{' (a download ended before the end)' if ended else ''}")
+    if baseline:
+        def read_both():
+            ours = read_whole(path)
+            time.sleep(0.002)
+            return ours, read_whole(baseline)
+
+        pairs = sample(1.0, 0.002, read_both)
+        ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
+        print(f"beside {len(pairs)} status p50 {ms(pick(ours, 0.5))} p99 {ms(pick(ours, 0.99))} "
+              f"| baseline p50 {ms(pick(theirs, 0.5))} p99 {ms(pick(theirs, 0.99))}"
+              f"{' (a download ended before the end)' if ended else ''}")
     return 0
 
 
@@ -621,8 +639,8 @@ def main(argv):
         words = [argv[1]] + argv[3:] if meta else argv[1:]
         if len(words) >= 4 and words[4:5] in ([], ["--"]):
             return syncmove(words[1], words[2], int(words[3]), words[5:], meta=meta)
-    if len(argv) == 5 and argv[1] == "latency":
-        return latency(argv[2], argv[3], float(argv[4]))
+    if len(argv) in (5, 6) and argv[1] == "latency":
+        return latency(argv[2], argv[3], float(argv[4]), *argv[5:])
     if len(argv) == 5 and argv[1] == "offsets":
         print("\n".join(str(o) for o in offsets(int(argv[2]), int(argv[3]), int(argv[4]))))
         return 0
