@@ -1,10 +1,8 @@
 #define _GNU_SOURCE
-#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "CLinux.h"
@@ -33,14 +31,6 @@ void clinux_name_thread(const char *name) {
     char shortened[16];
     snprintf(shortened, sizeof shortened, "%s", name);
     pthread_setname_np(pthread_self(), shortened);
-}
-
-void clinux_lower_thread_priority(int increment) {
-    pid_t thread = gettid();
-    errno = 0;
-    int now = getpriority(PRIO_PROCESS, (id_t)thread);
-    if (now == -1 && errno != 0) return;
-    (void)setpriority(PRIO_PROCESS, (id_t)thread, now + increment);
 }
 
 long clinux_get_xattr(const char *path, const char *name, void *value, size_t size) {

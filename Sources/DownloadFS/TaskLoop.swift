@@ -37,15 +37,6 @@ final class TaskLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Signalled by `begin`: the loop thread's first turn waits for it.
     private let go = DispatchSemaphore(value: 0)
-    /// How much the loop thread lowers its own priority (a nice value, 10).
-    /// When the cores are busy the engine thread, which moves the bytes,
-    /// is what a download waits for; the loop decides in turns and does
-    /// more per turn when it runs later. With it lower, 1,000 × 64 KiB
-    /// ended in 0.229 s against 0.261 s (medians of 8 alternating rounds;
-    /// nice 3: 0.248, 5: 0.242). FUSE requests never wait for the loop
-    /// while it holds a lock (the task table is swapped, not held), and
-    /// with autogroup it yields only to the daemon's own threads.
-    static let niceness: Int32 = 10
 
     // MARK: loop thread only
 
@@ -99,7 +90,6 @@ final class TaskLoop: @unchecked Sendable {
     func prepare() throws(DaemonError) {
         do {
             try OSThread.start("downloadfs-loop") { [self] in
-                clinux_lower_thread_priority(Self.niceness)
                 go.wait()
                 while true {
                     let wait = pacing.deadline.map { max(0, $0 - MonotonicClock.now()) } ?? 0.25

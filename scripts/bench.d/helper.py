@@ -177,9 +177,6 @@ def latency(mnt, ids, seconds, baseline=None):
         os.close(fd)
         return time.perf_counter() - t0
 
-    def read_status():
-        return read_whole(path)
-
     def cat_status():
         t0 = time.perf_counter()
         subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
@@ -187,16 +184,17 @@ def latency(mnt, ids, seconds, baseline=None):
 
     start = time.monotonic()
     first = sum(int(status(mnt, t).get("downloaded", "0")) for t in ids)
-    reads = sample(seconds, 0.002, read_status)
+    reads = sample(seconds, 0.002, lambda: read_whole(path))
     elapsed = time.monotonic() - start
     last = sum(int(status(mnt, t).get("downloaded", "0")) for t in ids)
     cats = sample(1.0, 0.02, cat_status)
     ms = lambda v: f"{v * 1000:.2f}" if v is not None else "-"
     pick = lambda v, f: percentile(v, f) if v else None
+    ended_note = lambda: " (a download ended before the end)" if ended else ""
     print(f"reads {len(reads)} p50 {ms(pick(reads, 0.5))} p99 {ms(pick(reads, 0.99))} "
           f"max {ms(max(reads) if reads else None)} | cat {len(cats)} p50 {ms(pick(cats, 0.5))} "
           f"p99 {ms(pick(cats, 0.99))} | {elapsed:.1f} s at {(last - first) / elapsed / 2**20:.0f} MiB/s"
-          f"{' (a download ended before the end)' if ended else ''}")
+          f"{ended_note()}")
     if baseline:
         def read_both():
             ours = read_whole(path)
@@ -206,8 +204,7 @@ def latency(mnt, ids, seconds, baseline=None):
         pairs = sample(1.0, 0.002, read_both)
         ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
         print(f"beside {len(pairs)} status p50 {ms(pick(ours, 0.5))} p99 {ms(pick(ours, 0.99))} "
-              f"| baseline p50 {ms(pick(theirs, 0.5))} p99 {ms(pick(theirs, 0.99))}"
-              f"{' (a download ended before the end)' if ended else ''}")
+              f"| baseline p50 {ms(pick(theirs, 0.5))} p99 {ms(pick(theirs, 0.99))}{ended_note()}")
     return 0
 
 

@@ -31,7 +31,7 @@ part_status() {
   mount_fs "$mnt" "$state" --max-active 3
   printf '%s/s1.bin\n%s/s2.bin\n%s/s3.bin\n' "$base" "$base" "$base" > "$work/status.list"
   timeout 120 python3 "$helper" add "$mnt" "$work/status.list"
-  out=$(timeout 120 python3 "$helper" latency "$mnt" 1,2,3 2 $baseline) || { echo "status: measurement failed" >&2; exit 1; }
+  out=$(timeout 120 python3 "$helper" latency "$mnt" 1,2,3 2 ${baseline:+"$baseline"}) || { echo "status: measurement failed" >&2; exit 1; }
   line=$(echo "$out" | head -1)
   echo "$line (ms)"
   unmount_fs "$mnt"

@@ -36,11 +36,6 @@ int clinux_fallocate(int fd, long long offset, long long length);
 /// `Thread.name` does not reach the kernel on Linux.
 void clinux_name_thread(const char *name);
 
-/// Raises the calling thread's nice value by `increment` (setpriority on
-/// its own thread id; on Linux a nice value is a thread's). Any user may
-/// lower a thread's priority; a failure changes nothing and is ignored.
-void clinux_lower_thread_priority(int increment);
-
 /// lgetxattr(2), lsetxattr(2) (flags 0: create or replace) and
 /// lremovexattr(2): Swift's Glibc module does not include <sys/xattr.h>.
 /// The `l` forms, so a symlink is never followed out of the state dir.
