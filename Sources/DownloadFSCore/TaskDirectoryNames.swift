@@ -35,6 +35,11 @@ public enum TaskDirectoryNames {
     /// listed. aria2's door reads every status through it (R72).
     public static let statusAttribute = "user.downloadfs.status"
 
+    /// The extended attribute of the task's directory that holds the three
+    /// above in one value (`TaskReportAttribute`). Answered by name, never
+    /// listed.
+    public static let reportAttribute = "user.downloadfs.report"
+
     /// The names of the files every task directory holds.
     public static let fixed: Set<String> = [status, url, control, log, wait]
 

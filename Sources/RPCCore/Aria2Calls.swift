@@ -70,7 +70,9 @@ struct Aria2Calls: Sendable {
         case .changeOption:
             let id = try params.gid(0)
             let commands = try Aria2Options.taskCommands(try params.options(1) ?? [:])
-            guard try io({ () throws(MountViewError) in try mount.status(id) }) != nil else { throw notFound(id) }
+            guard try io({ () throws(MountViewError) in try mount.task(id, mirrors: false, ranges: false) }) != nil else {
+                throw notFound(id)
+            }
             for command in commands { try control(id, command) }
             return .string("OK")
         case .getGlobalOption: return try globalOption()
@@ -260,15 +262,11 @@ struct Aria2Calls: Sendable {
 
     /// `report`, or nil when the task is neither in the mount nor removed here.
     private func reportIfKnown(_ id: Int64, mirrors: Bool, ranges: Bool = false) throws(Aria2Error) -> Aria2TaskReport? {
-        guard let status = try io({ () throws(MountViewError) in try mount.status(id) }) else {
+        guard let shown = try io({ () throws(MountViewError) in try mount.task(id, mirrors: mirrors, ranges: ranges) }) else {
             return removed.report(id)
         }
-        let others = mirrors ? try io { () throws(MountViewError) in try mount.mirrors(id) } : []
-        guard var task = Aria2TaskReport(status: status, mirrors: others, mount: mount.path) else {
+        guard let task = Aria2TaskReport(status: shown.status, mirrors: shown.mirrors, mount: mount.path, held: shown.ranges) else {
             throw .failure("the status of task \(id) could not be read")
-        }
-        if ranges, task.needsRanges {
-            task.held = try io { () throws(MountViewError) in try mount.ranges(id) }
         }
         return task
     }

@@ -2,7 +2,7 @@ import Foundation
 import DownloadFSCore
 
 /// One task as aria2's `tellStatus` shows it (R72), read from its `status`
-/// (R20) and its mirrors (R19, `MountView.mirrors`) through the mount.
+/// (R20) and its mirrors (R19, `MountedTask.mirrors`) through the mount.
 ///
 /// Numbers are decimal strings, as aria2c sends them. `downloadSpeed` comes
 /// from `status`'s `speed`, which is rounded to one decimal of its unit
@@ -26,7 +26,7 @@ struct Aria2TaskReport: Sendable, Equatable {
     let started: Bool
     /// The mountpoint, for paths.
     let mount: String
-    /// The byte ranges held (`MountView.ranges`), when read: without them
+    /// The byte ranges held (`MountedTask.ranges`), when read: without them
     /// the downloaded bytes are taken as a prefix.
     var held: ByteRanges?
 
@@ -54,10 +54,6 @@ struct Aria2TaskReport: Sendable, Equatable {
 
     /// The data file's name in `queue/<id>/` (R23), nil before the task has a name.
     var dataFile: String? { name.map(TaskDirectoryNames.dataFile(ofTaskNamed:)) }
-
-    /// Whether `bitfield` needs the ranges read: bytes are in, and the
-    /// file is neither empty of them nor whole.
-    var needsRanges: Bool { state != .complete && downloaded > 0 && numPieces > 0 }
 
     var gid: String { Aria2GID.text(id) }
 

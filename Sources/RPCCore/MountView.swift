@@ -21,17 +21,13 @@ public protocol MountView: Sendable {
     func controlGlobal(_ command: String) throws(MountViewError)
     /// `rm -r queue/<id>` (R32).
     func remove(_ id: Int64) throws(MountViewError)
-    /// `queue/<id>/status` (R20); nil when the task is gone.
-    func status(_ id: Int64) throws(MountViewError) -> String?
-    /// The task's other URLs still in use (R19): the extended attribute
-    /// `user.downloadfs.mirrors` (of `queue/<id>/url`, and answered by
-    /// `queue/<id>` too), one per line; empty for a task with none or gone.
-    func mirrors(_ id: Int64) throws(MountViewError) -> [String]
-    /// The byte ranges the task holds: the extended attribute
-    /// `user.downloadfs.ranges` (of its data file, and answered by
-    /// `queue/<id>` too; `TaskDirectoryNames.rangesAttribute`); nil when
-    /// the task is gone.
-    func ranges(_ id: Int64) throws(MountViewError) -> ByteRanges?
+    /// Task `id`: its `queue/<id>/status` (R20), with its other URLs still
+    /// in use (R19, the attribute `user.downloadfs.mirrors` of its `url`)
+    /// when `mirrors`, and the byte ranges it holds (the attribute
+    /// `user.downloadfs.ranges` of its data file) when `ranges`; nil when
+    /// the task is gone. The task's directory answers all three in one
+    /// request (`TaskReportAttribute`).
+    func task(_ id: Int64, mirrors: Bool, ranges: Bool) throws(MountViewError) -> MountedTask?
     /// `queue/<id>/ctl` read back: the task's settings in force (R30); nil when gone.
     func settings(_ id: Int64) throws(MountViewError) -> String?
     /// `MOUNT/ctl` read back: the mount's settings (R31).

@@ -95,12 +95,34 @@ struct MountFiles: MountView {
         }
     }
 
+    /// The status, mirrors and ranges in one request (`TaskReportAttribute`)
+    /// when more than the status is asked; each of its own attribute where
+    /// that is absent (an older daemon; more than 64 KiB in all).
+    func task(_ id: Int64, mirrors: Bool, ranges: Bool) throws(MountViewError) -> MountedTask? {
+        if mirrors || ranges {
+            switch try attribute(TaskDirectoryNames.reportAttribute, of: id, what: "the task") {
+            case .value(let value):
+                if let parts = TaskReportAttribute.parts(of: value) {
+                    return MountedTask(status: parts.status, mirrors: mirrors ? Self.lines(parts.mirrors) : [],
+                                       ranges: ranges ? ByteRanges(encoded: parts.ranges) : nil)
+                }
+            case .gone: return nil
+            case .absent: break
+            }
+        }
+        guard let status = try status(id) else { return nil }
+        return MountedTask(status: status, mirrors: mirrors ? try self.mirrors(id) : [],
+                           ranges: ranges ? try self.ranges(id) : nil)
+    }
+
+    private static func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+
     /// The status through its extended attribute: one request to the
     /// daemon where a read takes four; a mount that does not answer the
     /// attribute (an older daemon) is read instead. Every attribute is asked
     /// of the task's directory, which answers its files' attributes: its
     /// mode is cached, so the kernel asks no `getattr` before each.
-    func status(_ id: Int64) throws(MountViewError) -> String? {
+    private func status(_ id: Int64) throws(MountViewError) -> String? {
         switch try attribute(TaskDirectoryNames.statusAttribute, of: id, what: "the status") {
         case .value(let text): return text
         case .gone: return nil
@@ -108,14 +130,14 @@ struct MountFiles: MountView {
         }
     }
 
-    func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
+    private func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
         guard case .value(let lines) = try attribute(TaskDirectoryNames.mirrorsAttribute, of: id, what: "the mirrors") else {
             return []
         }
-        return lines.split(separator: "\n").map(String.init)
+        return Self.lines(lines)
     }
 
-    func ranges(_ id: Int64) throws(MountViewError) -> ByteRanges? {
+    private func ranges(_ id: Int64) throws(MountViewError) -> ByteRanges? {
         switch try attribute(TaskDirectoryNames.rangesAttribute, of: id, what: "the byte ranges") {
         case .value(let text): return ByteRanges(encoded: text)
         case .gone, .absent: return nil
@@ -137,8 +159,7 @@ struct MountFiles: MountView {
     /// The attribute `name` of task `id`'s directory, in one request.
     private func attribute(_ name: String, of id: Int64, what: String) throws(MountViewError) -> Attribute {
         let file = path + "/queue/\(id)"
-        // Not zeroed: a status is a few hundred bytes of a 64 KiB buffer,
-        // and a `tellStatus` asks up to three attributes.
+        // Not zeroed: a status is a few hundred bytes of a 64 KiB buffer.
         var code: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: 65536) { buffer, count in
             let n = clinux_get_xattr(file, name, buffer.baseAddress, buffer.count)

@@ -152,23 +152,16 @@ final class FakeMount: MountView, Sendable {
         }
     }
 
-    func status(_ id: Int64) throws(MountViewError) -> String? {
-        state.withLock { $0.tasks[id] }.map { StatusRenderer.render($0.view, now: Self.added) }
-    }
-
-    func mirrors(_ id: Int64) throws(MountViewError) -> [String] {
-        guard let task = state.withLock({ $0.tasks[id] }) else { return [] }
-        return task.mirrors.filter { !task.dropped.contains($0) }
-    }
-
-    /// Reads of `ranges`, so a test sees when the dispatcher asks.
+    /// Reads of the ranges, so a test sees when the dispatcher asks.
     var rangesRead: [Int64] { state.withLock { $0.rangesRead } }
 
-    func ranges(_ id: Int64) throws(MountViewError) -> ByteRanges? {
+    func task(_ id: Int64, mirrors: Bool, ranges: Bool) throws(MountViewError) -> MountedTask? {
         state.withLock { state in
             guard let task = state.tasks[id] else { return nil }
-            state.rangesRead.append(id)
-            return task.held ?? .prefix(task.view.downloaded)
+            if ranges { state.rangesRead.append(id) }
+            return MountedTask(status: StatusRenderer.render(task.view, now: Self.added),
+                               mirrors: mirrors ? task.mirrors.filter { !task.dropped.contains($0) } : [],
+                               ranges: ranges ? task.held ?? .prefix(task.view.downloaded) : nil)
         }
     }
 

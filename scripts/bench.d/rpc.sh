@@ -7,7 +7,9 @@
 #           three run (six at once would load two cores for both), in
 #           alternating rounds (ours, aria2c's, ours, ...), N rounds each,
 #           medians of the rounds' p99 compared. Target: p99 < 5 ms (ours;
-#           aria2c's and the ratio shown beside it). (2)
+#           aria2c's and the ratio shown beside it). With
+#           BENCH_BASELINE_BIN=PATH another downloadfs build (its mount and
+#           its door) runs in the same rotation as "baseline". (2)
 #           `aria2.tellWaiting(0, 1000)` with BENCH_RPC_TASKS (default
 #           100,000) tasks in the catalog (one downloading slowly, the rest
 #           queued): the first call, and the median of 3. Target: < 0.5 s.
@@ -30,9 +32,10 @@ start_rpc() {
 # $rpc_line to helper.py's "PORT calls N p50 MS p99 MS". Everything it
 # started is stopped and its files deleted (the disk settled) on return.
 rpc_round() {
-  local mnt="$work/rpc-mnt" state="$work/rpc-state" dir="$work/rpc-aria2c" port_ pid i
+  local mnt="$work/rpc-mnt" state="$work/rpc-state" dir="$work/rpc-aria2c" port_ pid i ours=$bin
+  [ "$1" = baseline ] && bin=$BENCH_BASELINE_BIN
   case $1 in
-    downloadfs)
+    downloadfs|baseline)
       rm -rf "$state"
       mount_fs "$mnt" "$state" --max-active 3
       start_rpc "$mnt"
@@ -55,7 +58,8 @@ rpc_round() {
   esac
   rpc_line=$(timeout 120 python3 "$helper" rpc-latency "$port_" 2) || { echo "rpc: measurement of $1 failed" >&2; exit 1; }
   stop_peer "" "$pid"
-  [ "$1" = downloadfs ] && unmount_fs "$mnt"
+  [ "$1" != aria2c ] && unmount_fs "$mnt"
+  bin=$ours
   rm -rf "$state" "$dir"
   settle_disk
 }
@@ -69,6 +73,7 @@ rpc_status() {
   printf '%s/r1.bin\n%s/r2.bin\n%s/r3.bin\n' "$base" "$base" "$base" > "$work/rpc.list"
   local tools=(downloadfs)
   if have aria2c; then tools+=(aria2c); else echo "aria2c: not installed, skipped"; fi
+  [ -n "${BENCH_BASELINE_BIN:-}" ] && tools+=(baseline)
   for ((r = 0; r < rounds; r++)); do
     for tool in "${tools[@]}"; do
       rpc_round "$tool"
@@ -86,6 +91,10 @@ rpc_status() {
   if [ "$theirs" != - ]; then
     note "aria2c's own tellStatus p99, its three" "$theirs" " ms"
     note "p99 downloadfs / aria2c" "$(calc "$ours / $theirs")"
+  fi
+  if [ -n "${p99s[baseline]:-}" ]; then
+    # shellcheck disable=SC2086
+    note "p99 downloadfs / baseline" "$(calc "$ours / $(median ${p99s[baseline]})")"
   fi
 }
 

@@ -214,8 +214,9 @@ def test_r20_r72_the_status_attribute_is_the_status_in_one_request(rpc, mount, f
     """queue/<id>/status answers user.downloadfs.status with the text a read
     of it gives: by name only, never listed, the password masked, and ENOENT
     once the task is gone. The task's directory answers its files' three
-    attributes (status, mirrors, ranges) the same, unlisted: the door reads
-    them there, where the kernel asks no getattr first."""
+    attributes (status, mirrors, ranges) the same, unlisted, and all three
+    in one, user.downloadfs.report, NUL between them: the door reads them
+    there, where the kernel asks no getattr first."""
     faultserver.add("/a.bin", size=KiB)
     faultserver.add("/m.bin", size=KiB)
     g = result(rpc, "aria2.addUri", [f"http://user:hunter2@127.0.0.1:{faultserver.port}/a.bin",
@@ -239,6 +240,8 @@ def test_r20_r72_the_status_attribute_is_the_status_in_one_request(rpc, mount, f
     ranges = os.getxattr(directory / "a.bin", "user.downloadfs.ranges")
     assert ranges == f"0-{KiB}".encode(), ranges  # half-open
     assert os.getxattr(directory, "user.downloadfs.ranges") == ranges
+    report = os.getxattr(directory, "user.downloadfs.report")
+    assert report == status.read_bytes() + b"\0" + mirrors + b"\0" + ranges, report
     assert os.listxattr(directory) == []
     with pytest.raises(OSError) as foreign:
         os.getxattr(directory, "user.xdg.origin.url")
@@ -247,9 +250,10 @@ def test_r20_r72_the_status_attribute_is_the_status_in_one_request(rpc, mount, f
         {"status": "complete", "completedLength": str(KiB)}
     mount.ctl(task, "forget")
     wait_until(lambda: not directory.exists(), timeout=10, what="the task forgotten")
-    for node in (status, directory):
+    for node, name in ((status, "user.downloadfs.status"), (directory, "user.downloadfs.status"),
+                       (directory, "user.downloadfs.report")):
         with pytest.raises(OSError) as gone:
-            os.getxattr(node, "user.downloadfs.status")
+            os.getxattr(node, name)
         assert gone.value.errno == errno.ENOENT
 
 

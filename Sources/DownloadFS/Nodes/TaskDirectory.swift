@@ -6,11 +6,12 @@ import FuseKit
 /// the next free one where that is one of theirs (`TaskDirectoryNames`).
 ///
 /// It also answers its files' own extended attributes — the status, the
-/// mirrors and the byte ranges — by name, never listed. A client that reads
-/// all three (aria2's door, every `tellStatus`) asks one node whose mode the
-/// kernel keeps: under `default_permissions` a `getxattr` of `status` or
-/// of the data file, whose sizes move, is preceded by a `getattr` (and
-/// `status` rendered twice).
+/// mirrors and the byte ranges — by name, never listed, and all three in
+/// one (`TaskReportAttribute`). A client that reads them (aria2's door,
+/// every `tellStatus`) asks one node whose mode the kernel keeps: under
+/// `default_permissions` a `getxattr` of `status` or of the data file,
+/// whose sizes move, is preceded by a `getattr` (and `status` rendered
+/// twice).
 struct TaskDirectory: DirectoryNode, UnlinkingDirectory, ExtendedAttributesNode {
     let context: NodeContext
     let id: Int64
@@ -58,6 +59,12 @@ struct TaskDirectory: DirectoryNode, UnlinkingDirectory, ExtendedAttributesNode 
         case TaskDirectoryNames.statusAttribute: return try TaskStatusFile(context: context, id: id).extendedAttribute(name)
         case TaskDirectoryNames.mirrorsAttribute: return try TaskURLFile(context: context, id: id).extendedAttribute(name)
         case TaskDirectoryNames.rangesAttribute: return try TaskDataFile(context: context, id: id).extendedAttribute(name)
+        case TaskDirectoryNames.reportAttribute:
+            let status = try extendedAttribute(TaskDirectoryNames.statusAttribute)
+            var mirrors: [UInt8] = []
+            do { mirrors = try extendedAttribute(TaskDirectoryNames.mirrorsAttribute) } catch where error == .noAttribute {}
+            return TaskReportAttribute.joined(status: status, mirrors: mirrors,
+                                              ranges: try extendedAttribute(TaskDirectoryNames.rangesAttribute))
         default: throw .noAttribute
         }
     }
