@@ -170,6 +170,13 @@ public struct ManualPage: Sendable {
             page.textLine(entry.mode.map { "(\($0)) " + entry.text } ?? entry.text)
         }
         page.macro("El")
+        page.prose("Extended attributes, read with getfattr -n NAME; none can be set:")
+        page.beginTagList()
+        for attribute in MountAttribute.all {
+            page.macro("It", .macro("Va"), .argument(attribute.name))
+            page.textLine(attribute.text)
+        }
+        page.macro("El")
         page.prose("""
             Every entry belongs to the user who mounted, and nobody else may use the mount unless
             it was mounted with -o allow_other. Refused writes change nothing.

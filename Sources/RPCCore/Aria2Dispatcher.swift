@@ -46,6 +46,15 @@ public final class Aria2Dispatcher: Sendable {
         return Aria2Reply(body: reply.encoded, error: error)
     }
 
+    /// Whether `body` is one call of a brief method (`Aria2Method.isBrief`),
+    /// or no JSON at all (answered with a parse error): what the server may
+    /// answer on its event loop. A batch, however small, goes to the pool.
+    public func answersAtOnce(_ body: [UInt8]) -> Bool {
+        guard let request = JSONValue.parse(body) else { return true }
+        guard let name = request.objectValue?["method"]?.stringValue else { return false }
+        return Aria2Method(rawValue: name)?.isBrief ?? false
+    }
+
     /// A line of MOUNT/events (R24, `TIME ID EVENT NAME`) → the aria2
     /// notification a WebSocket client gets
     /// (`{"jsonrpc":"2.0","method":"aria2.onDownloadStart","params":[{"gid":"000000000000000a"}]}`),

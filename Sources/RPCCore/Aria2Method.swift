@@ -43,6 +43,22 @@ public enum Aria2Method: String, Sendable, CaseIterable {
     public static let notifications = ["aria2.onDownloadStart", "aria2.onDownloadPause", "aria2.onDownloadStop",
                                         "aria2.onDownloadComplete", "aria2.onDownloadError", "aria2.onBtDownloadComplete"]
 
+    /// Whether a call of this method is answered from one task's
+    /// attributes (a `getxattr` the daemon answers from memory) or from the
+    /// door's own: brief enough for the server to answer on its event loop,
+    /// without the hop to a pool thread and back (two wake-ups on a machine
+    /// busy downloading). The rest read a table, a `ctl`, or write through
+    /// the task loop, and go to the pool.
+    public var isBrief: Bool {
+        switch self {
+        case .tellStatus, .getUris, .getFiles, .getServers, .getVersion, .getSessionInfo, .listMethods,
+             .listNotifications, .addTorrent, .addMetalink, .getPeers:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Whether the call needs the secret (R71). aria2c lets anyone list
     /// methods and notifications, and checks `system.multicall`'s token
     /// per inner call rather than on the call itself.

@@ -4,14 +4,16 @@ import NIOCore
 import NIOPosix
 import RPCCore
 
-/// Runs calls on the pool, never on an event loop (a call reads the
-/// mount's files, which may be slow), and counts the calls whose reply has
+/// Runs calls on the pool (a call reads the mount's files, which may be
+/// slow), a brief one (`answersAtOnce`) on the event loop it came in on,
+/// and counts the calls whose reply has
 /// not gone out yet, so that `RPCServer.stop()` lets every reply leave
 /// before the connections close: `aria2.shutdown`'s "OK" comes from the
 /// server it stops (R72), with no delay guessed for it.
 final class RPCCallRunner: Sendable {
     private let threadPool: NIOThreadPool
     private let respond: @Sendable ([UInt8]) -> Aria2Reply?
+    private let answersAtOnce: @Sendable ([UInt8]) -> Bool
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -21,16 +23,20 @@ final class RPCCallRunner: Sendable {
         var whenAnswered: [@Sendable () -> Void] = []
     }
 
-    init(threadPool: NIOThreadPool, respond: @escaping @Sendable ([UInt8]) -> Aria2Reply?) {
+    init(threadPool: NIOThreadPool, respond: @escaping @Sendable ([UInt8]) -> Aria2Reply?,
+         answersAtOnce: @escaping @Sendable ([UInt8]) -> Bool) {
         self.threadPool = threadPool
         self.respond = respond
+        self.answersAtOnce = answersAtOnce
     }
 
-    /// One call on the pool; the future completes on `eventLoop` (it fails
-    /// when the pool is shut). The caller calls `answered()` once, when its
-    /// reply is written or will never be.
+    /// One call, from `eventLoop`'s thread: answered there when brief, else
+    /// on the pool; the future completes on `eventLoop` (it fails when the
+    /// pool is shut). The caller calls `answered()` once, when its reply is
+    /// written or will never be.
     func run(_ body: [UInt8], on eventLoop: any EventLoop) -> EventLoopFuture<Aria2Reply?> {
         state.withLockedValue { $0.unanswered += 1 }
+        if answersAtOnce(body) { return eventLoop.makeSucceededFuture(respond(body)) }
         let respond = self.respond
         return threadPool.runIfActive(eventLoop: eventLoop) { respond(body) }
     }

@@ -78,6 +78,10 @@ final class ManualPageTests: XCTestCase {
             XCTAssertTrue(lines.contains(item), form)
         }
         for entry in MountEntry.layout { XCTAssertTrue(lines.contains(".It Pa \(entry.path)"), entry.path) }
+        for name in [TaskDirectoryNames.statusAttribute, TaskDirectoryNames.mirrorsAttribute,
+                     TaskDirectoryNames.rangesAttribute, TaskDirectoryNames.reportAttribute] {
+            XCTAssertTrue(lines.contains(".It Va \(name)"), name)
+        }
     }
 
     func test_R5_thePageShowsTheCommandTreeButNotWhatIsHidden() throws {

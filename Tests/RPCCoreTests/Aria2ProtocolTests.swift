@@ -38,6 +38,33 @@ final class Aria2ProtocolTests: RPCTestCase {
         }
     }
 
+    /// A brief method (answered on the server's event loop) reads one task
+    /// at most: no table, no `ctl`, no write; the others go to the pool.
+    func test_briefMethodsReadOneTaskAndWriteNothing() {
+        let id = mount.put("http://h/a.iso", state: .downloading) { $0.view.total = 100 }
+        let brief = Aria2Method.allCases.filter(\.isBrief)
+        XCTAssertTrue(brief.contains(.tellStatus))
+        for method in brief {
+            let before = mount.otherReads
+            _ = call(method.rawValue, [gid(id)])
+            XCTAssertEqual(mount.otherReads, before, method.rawValue)
+            XCTAssertEqual(mount.writes, [], method.rawValue)
+        }
+        for method in [Aria2Method.tellWaiting, .getGlobalStat, .getOption, .getGlobalOption, .pause, .addUri] {
+            XCTAssertFalse(method.isBrief, method.rawValue)
+        }
+    }
+
+    func test_oneCallOfABriefMethodIsAnsweredAtOnceAndABatchIsNot() {
+        func body(_ text: String) -> [UInt8] { Array(text.utf8) }
+        XCTAssertTrue(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["1"]}"#)))
+        XCTAssertTrue(dispatcher.answersAtOnce(body(#"{"id":1,"method":"aria2.tellStat"#)), "a parse error")
+        XCTAssertFalse(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellWaiting","params":[0,9]}"#)))
+        XCTAssertFalse(dispatcher.answersAtOnce(body(#"[{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["1"]}]"#)))
+        XCTAssertFalse(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"aria2.nothing"}"#)))
+        XCTAssertFalse(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"system.multicall","params":[[]]}"#)))
+    }
+
     func test_replyShape() {
         let reply = call("aria2.getVersion")
         XCTAssertEqual(reply["jsonrpc"], .string("2.0"))

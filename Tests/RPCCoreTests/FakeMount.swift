@@ -31,6 +31,8 @@ final class FakeMount: MountView, Sendable {
         /// Every write the mount took, in order: `add URL…`, `ctl 3 pause`, `global pause-all`, `rm 3`.
         var writes: [String] = []
         var tableLinesRead = 0
+        /// Reads of anything but one task: `ctl`s and the table.
+        var otherReads = 0
         var rangesRead: [Int64] = []
     }
 
@@ -165,18 +167,28 @@ final class FakeMount: MountView, Sendable {
         }
     }
 
+    /// Reads of `ctl`s and the table, so a test sees a call that reads only tasks.
+    var otherReads: Int { state.withLock { $0.otherReads } }
+
     func settings(_ id: Int64) throws(MountViewError) -> String? {
         state.withLock { state in
-            state.tasks[id].map { "limit \(ByteRate.written($0.limit))\nsplit \($0.split ?? state.split)\n" }
+            state.otherReads += 1
+            return state.tasks[id].map { "limit \(ByteRate.written($0.limit))\nsplit \($0.split ?? state.split)\n" }
         }
     }
 
     func globalSettings() throws(MountViewError) -> String {
-        state.withLock { "max-active \($0.maxActive)\nlimit \(ByteRate.written($0.limit))\nsplit \($0.split)\n" }
+        state.withLock {
+            $0.otherReads += 1
+            return "max-active \($0.maxActive)\nlimit \(ByteRate.written($0.limit))\nsplit \($0.split)\n"
+        }
     }
 
     func table() throws(MountViewError) -> String {
-        let views = state.withLock { $0.tasks.values.map(\.view) }.sorted { $0.id < $1.id }
+        let views = state.withLock { state in
+            state.otherReads += 1
+            return state.tasks.values.map(\.view)
+        }.sorted { $0.id < $1.id }
         return StatusTable.render(views, now: Self.added)
     }
 

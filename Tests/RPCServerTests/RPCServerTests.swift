@@ -23,12 +23,13 @@ final class RPCServerTests: XCTestCase {
     /// A started server on a free loopback port; stopped in tearDown.
     private func startServer(
         allowOriginAll: Bool = false, hasSecret: Bool = false, maxRequestBytes: Int = 2 * 1024 * 1024,
-        respond: @escaping @Sendable ([UInt8]) -> Aria2Reply? = { Aria2Reply(body: $0) }
+        respond: @escaping @Sendable ([UInt8]) -> Aria2Reply? = { Aria2Reply(body: $0) },
+        answersAtOnce: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }
     ) throws -> (RPCServer, Int) {
         let server = RPCServer(
             configuration: RPCServerConfiguration(
                 port: 0, allowOriginAll: allowOriginAll, hasSecret: hasSecret, maxRequestBytes: maxRequestBytes),
-            respond: respond)
+            respond: respond, answersAtOnce: answersAtOnce)
         try server.start()
         servers.append(server)
         return (server, try XCTUnwrap(server.localPort))
@@ -54,6 +55,22 @@ final class RPCServerTests: XCTestCase {
         XCTAssertNotNil(response.headers["date"])
         XCTAssertNil(response.headers["access-control-allow-origin"])
         XCTAssertEqual(response.text, #"{"id":"q","jsonrpc":"2.0","result":{"x":1}}"#)
+    }
+
+    /// A call `answersAtOnce` calls brief is answered on the event loop's
+    /// thread (NIO names them `NIO-ELT-…`), any other on the pool's.
+    func testABriefCallIsAnsweredOnTheEventLoopAndTheOthersOnThePool() throws {
+        let threads = NIOLockedValueBox<[String]>([])
+        let (_, port) = try startServer(respond: { body in
+            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            threads.withLockedValue { $0.append(name) }
+            return Aria2Reply(body: body)
+        }, answersAtOnce: { $0 == Array("[1]".utf8) })
+        for body in ["[1]", "[2]", "[1]"] {
+            XCTAssertEqual(try post(body, port: port).text, body)
+        }
+        let names = threads.withLockedValue { $0 }
+        XCTAssertEqual(names.map { $0.hasPrefix("NIO-ELT") }, [true, false, true], "\(names)")
     }
 
     func testPostKeepsTheConnectionForTheNextCall() throws {

@@ -145,10 +145,10 @@ def _logged_list(mount, marker, opening):
 
 
 def test_r5_man_page_documents_the_mount(prefix, make_mount, faultserver):
-    """Issue 25: every entry of a real mount, every key of a task's status,
-    every ctl command (the settings `cat ctl` shows and the forms a refusal
-    lists) and every input option (the ones an unknown option's refusal
-    lists) is in the installed page."""
+    """Issue 25: every entry of a real mount, every extended attribute it
+    answers, every key of a task's status, every ctl command (the settings
+    `cat ctl` shows and the forms a refusal lists) and every input option
+    (the ones an unknown option's refusal lists) is in the installed page."""
     text, _ = _man(prefix / MAN_PAGE)
     mount = make_mount()
     task = mount.add_one(faultserver.add("/m.bin", size=4 * MiB, throttle=MiB), "out=m.bin")
@@ -162,6 +162,14 @@ def test_r5_man_page_documents_the_mount(prefix, make_mount, faultserver):
         entry = "queue/<id>/<name>" if name == "m.bin" else f"queue/<id>/{name}"
         assert entry in layout, name
     assert "queue/new" in layout and "queue/<id>/" in layout
+    done = mount.add_one(faultserver.add("/done.bin", size=1024), "out=done.bin")
+    mount.wait_state(done, "completed", timeout=30)
+    listed = os.listxattr(mount.mp / "files" / "done.bin")
+    assert "user.xdg.origin.url" in listed, listed
+    by_name = ["user.downloadfs.status", "user.downloadfs.mirrors", "user.downloadfs.ranges", "user.downloadfs.report"]
+    os.getxattr(mount.task_dir(done), "user.downloadfs.report")  # answered, so it is one to document
+    for name in listed + by_name:
+        assert name in layout, name
 
     keys = [line.split(":", 1)[0] for line in (mount.task_dir(task) / "status").read_text().splitlines()]
     assert len(keys) >= 14, keys
