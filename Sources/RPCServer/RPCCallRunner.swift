@@ -6,10 +6,10 @@ import RPCCore
 
 /// Runs calls on the pool (a call reads the mount's files, which may be
 /// slow), a brief one (`answersAtOnce`) on the event loop it came in on,
-/// and counts the calls whose reply has
-/// not gone out yet, so that `RPCServer.stop()` lets every reply leave
-/// before the connections close: `aria2.shutdown`'s "OK" comes from the
-/// server it stops (R72), with no delay guessed for it.
+/// and counts the calls whose reply has not gone out yet, so that
+/// `RPCServer.stop()` lets every reply leave before the connections close:
+/// `aria2.shutdown`'s "OK" comes from the server it stops (R72), with no
+/// delay guessed for it.
 final class RPCCallRunner: Sendable {
     private let threadPool: NIOThreadPool
     private let respond: @Sendable ([UInt8]) -> Aria2Reply?
