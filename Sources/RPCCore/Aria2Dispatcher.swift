@@ -28,15 +28,27 @@ public final class Aria2Dispatcher: Sendable {
         token = Aria2Token(secret: secret)
     }
 
-    /// One HTTP POST body or WebSocket text frame: a call or a batch; the
-    /// reply, nil when nothing is to be sent. Every request gets a reply as
-    /// aria2c gives one (an empty batch gets `[]`), so it is never nil at
-    /// present; nil is kept for JSON-RPC notifications (calls without an
-    /// id), which aria2c answers as invalid requests and so do we.
-    public func respond(to body: [UInt8]) -> Aria2Reply? {
+    /// One HTTP POST body or WebSocket text frame, parsed: a call or a
+    /// batch, and whether it is brief (`Aria2Call`). Its reply is nil when
+    /// nothing is to be sent. Every request gets a reply as aria2c gives
+    /// one (an empty batch gets `[]`), so it is never nil at present; nil is
+    /// kept for JSON-RPC notifications (calls without an id), which aria2c
+    /// answers as invalid requests and so do we. A batch, however small, is
+    /// not brief.
+    public func call(_ body: [UInt8]) -> Aria2Call {
         guard let request = JSONValue.parse(body) else {
-            return Aria2Reply(body: Self.envelope(id: .null, .failure(.parse)).encoded, error: .parse)
+            return Aria2Call(isBrief: true) {
+                Aria2Reply(body: Self.envelope(id: .null, .failure(.parse)).encoded, error: .parse)
+            }
         }
+        let method = request.objectValue?["method"]?.stringValue.flatMap(Aria2Method.init(rawValue:))
+        return Aria2Call(isBrief: method?.isBrief ?? false) { [self] in respond(toRequest: request) }
+    }
+
+    /// `call(body)`'s reply, worked out at once.
+    public func respond(to body: [UInt8]) -> Aria2Reply? { call(body).reply() }
+
+    private func respond(toRequest request: JSONValue) -> Aria2Reply? {
         if case .array(let batch) = request {
             let replies = batch.filter { $0.objectValue != nil }.map(respond(toCall:))
             return Aria2Reply(batch: JSONValue.array(replies.map(\.reply)).encoded,
@@ -44,15 +56,6 @@ public final class Aria2Dispatcher: Sendable {
         }
         let (reply, error) = respond(toCall: request)
         return Aria2Reply(body: reply.encoded, error: error)
-    }
-
-    /// Whether `body` is one call of a brief method (`Aria2Method.isBrief`),
-    /// or no JSON at all (answered with a parse error): what the server may
-    /// answer on its event loop. A batch, however small, goes to the pool.
-    public func answersAtOnce(_ body: [UInt8]) -> Bool {
-        guard let request = JSONValue.parse(body) else { return true }
-        guard let name = request.objectValue?["method"]?.stringValue else { return false }
-        return Aria2Method(rawValue: name)?.isBrief ?? false
     }
 
     /// A line of MOUNT/events (R24, `TIME ID EVENT NAME`) → the aria2

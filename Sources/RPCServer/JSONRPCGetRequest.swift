@@ -12,7 +12,7 @@ import Foundation
 /// its JSON), and `jsoncallback` must be a JavaScript name (aria2c pastes
 /// anything into a `text/javascript` reply).
 struct JSONRPCGetRequest: Equatable {
-    /// The request body for `respond`.
+    /// The request body for the dispatcher (`Aria2Dispatcher.call`).
     let body: [UInt8]
     /// The JSONP callback name; empty for a plain JSON reply.
     let callback: String

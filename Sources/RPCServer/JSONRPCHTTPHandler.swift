@@ -8,8 +8,9 @@ import RPCCore
 /// answered on the wire as aria2c 1.36 answers them
 /// (`HttpServerCommand.cc`, `HttpServerBodyCommand.cc`).
 ///
-/// A body goes to `respond` on the thread pool, never on the event loop:
-/// `respond` reads and writes files on a FUSE mount and may block. NIO's
+/// A body goes to `RPCCallRunner`, which works its reply out on the thread
+/// pool (it reads and writes files on a FUSE mount and may block), or on
+/// this event loop when the call is brief (`Aria2Call.isBrief`). NIO's
 /// `HTTPServerPipelineHandler` (ahead of this one) holds a pipelined next
 /// request until this one's reply ends, so one call per connection runs at
 /// a time. A WebSocket upgrade that NIO's upgrader took never reaches
@@ -34,7 +35,7 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         /// Refused as too large: the rest of the body is dropped as it
         /// comes, never kept, until the connection closes.
         case discarding
-        /// `respond` is running or its reply is being written.
+        /// The call is being answered or its reply is being written.
         case answering
     }
 
@@ -169,7 +170,7 @@ final class JSONRPCHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Runs the call on the pool and writes its reply back on this loop.
+    /// Has the call answered (`RPCCallRunner`) and writes its reply on this loop.
     private func call(_ body: [UInt8], callback: String, head: HTTPRequestHead, context: ChannelHandlerContext) {
         state = .answering
         calls.run(body, on: context.eventLoop)

@@ -5,15 +5,14 @@ import NIOPosix
 import RPCCore
 
 /// Runs calls on the pool (a call reads the mount's files, which may be
-/// slow), a brief one (`answersAtOnce`) on the event loop it came in on,
+/// slow), a brief one (`Aria2Call.isBrief`) on the event loop it came in on,
 /// and counts the calls whose reply has not gone out yet, so that
 /// `RPCServer.stop()` lets every reply leave before the connections close:
 /// `aria2.shutdown`'s "OK" comes from the server it stops (R72), with no
 /// delay guessed for it.
 final class RPCCallRunner: Sendable {
     private let threadPool: NIOThreadPool
-    private let respond: @Sendable ([UInt8]) -> Aria2Reply?
-    private let answersAtOnce: @Sendable ([UInt8]) -> Bool
+    private let call: @Sendable ([UInt8]) -> Aria2Call
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -23,11 +22,9 @@ final class RPCCallRunner: Sendable {
         var whenAnswered: [@Sendable () -> Void] = []
     }
 
-    init(threadPool: NIOThreadPool, respond: @escaping @Sendable ([UInt8]) -> Aria2Reply?,
-         answersAtOnce: @escaping @Sendable ([UInt8]) -> Bool) {
+    init(threadPool: NIOThreadPool, call: @escaping @Sendable ([UInt8]) -> Aria2Call) {
         self.threadPool = threadPool
-        self.respond = respond
-        self.answersAtOnce = answersAtOnce
+        self.call = call
     }
 
     /// One call, from `eventLoop`'s thread: answered there when brief, else
@@ -36,9 +33,9 @@ final class RPCCallRunner: Sendable {
     /// written or will never be.
     func run(_ body: [UInt8], on eventLoop: any EventLoop) -> EventLoopFuture<Aria2Reply?> {
         state.withLockedValue { $0.unanswered += 1 }
-        if answersAtOnce(body) { return eventLoop.makeSucceededFuture(respond(body)) }
-        let respond = self.respond
-        return threadPool.runIfActive(eventLoop: eventLoop) { respond(body) }
+        let call = self.call(body)
+        if call.isBrief { return eventLoop.makeSucceededFuture(call.reply()) }
+        return threadPool.runIfActive(eventLoop: eventLoop) { call.reply() }
     }
 
     func answered() {

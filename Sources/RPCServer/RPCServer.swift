@@ -15,30 +15,29 @@ import RPCCore
 /// and WebSocket at `/jsonrpc`, on SwiftNIO.
 ///
 /// It knows nothing of what the calls mean: each request body (or
-/// WebSocket message) goes to `respond`, whose reply is sent back as
-/// aria2c 1.36 sends it (the HTTP status from the error the reply says
-/// it carries, `RPCReplyStatus`). One event-loop thread serves every connection;
-/// `respond`, which does blocking I/O on the mount, runs on a small thread
-/// pool, except for a request `answersAtOnce` says is brief (one task's
-/// attributes, which the daemon answers from memory in tens of
-/// microseconds): that one is answered on the loop, which spares two
-/// thread wake-ups per call, and those are what a call waits for on a
-/// machine busy downloading.
+/// WebSocket message) goes to `call` (the dispatcher, which parses it),
+/// whose reply is sent back as aria2c 1.36 sends it (the HTTP status from
+/// the error the reply says it carries, `RPCReplyStatus`). One event-loop
+/// thread serves every connection; a reply, which does blocking I/O on the
+/// mount, is worked out on a small thread pool, except for a call that is
+/// brief (`Aria2Call.isBrief`: one task's attributes, which the daemon
+/// answers from memory in tens of microseconds): that one is answered on
+/// the loop, which spares two thread wake-ups per call, and those are what
+/// a call waits for on a machine busy downloading.
 ///
 /// Lifecycle: `start()` binds or throws the sentence to print; `stop()`
-/// closes everything and may be called from any thread (a `respond` on the
+/// closes everything and may be called from any thread (a reply on the
 /// pool included, for `aria2.shutdown`), any number of times;
 /// `waitUntilStopped()` returns once the threads are gone.
 public final class RPCServer: Sendable {
     private let configuration: RPCServerConfiguration
-    private let respond: @Sendable ([UInt8]) -> Aria2Reply?
-    private let answersAtOnce: @Sendable ([UInt8]) -> Bool
+    private let call: @Sendable ([UInt8]) -> Aria2Call
     private let clients = WebSocketClients()
     private let state = NIOLockedValueBox(State.created)
     /// true once `stop()` has finished (or `start()` failed).
     private let stopped = ConditionLock(value: false)
 
-    /// Threads the pool runs `respond` on: a few calls may wait on the
+    /// Threads the pool works out replies on: a few calls may wait on the
     /// mount at once (a slow `status` read) without stalling the others.
     static let respondThreads = 4
     /// How long `stop()` waits for calls being answered: a reply normally
@@ -66,11 +65,9 @@ public final class RPCServer: Sendable {
         let port: Int
     }
 
-    public init(configuration: RPCServerConfiguration, respond: @escaping @Sendable ([UInt8]) -> Aria2Reply?,
-                answersAtOnce: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }) {
+    public init(configuration: RPCServerConfiguration, call: @escaping @Sendable ([UInt8]) -> Aria2Call) {
         self.configuration = configuration
-        self.respond = respond
-        self.answersAtOnce = answersAtOnce
+        self.call = call
     }
 
     /// The port listened on once started (the kernel's pick when the
@@ -101,7 +98,7 @@ public final class RPCServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let threadPool = NIOThreadPool(numberOfThreads: Self.respondThreads)
         threadPool.start()
-        let calls = RPCCallRunner(threadPool: threadPool, respond: respond, answersAtOnce: answersAtOnce)
+        let calls = RPCCallRunner(threadPool: threadPool, call: call)
         var listeners: [any Channel] = []
         var addresses: [String] = []
         var port = configuration.port
@@ -185,7 +182,7 @@ public final class RPCServer: Sendable {
     }
 
     /// Blocks until `stop()` has finished. Never call it on the pool's
-    /// threads (from `respond`): it would wait for itself.
+    /// threads (from a reply being worked out): it would wait for itself.
     public func waitUntilStopped() {
         stopped.lock(whenValue: true)
         stopped.unlock()

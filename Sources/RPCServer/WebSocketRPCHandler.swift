@@ -126,8 +126,8 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
         callNext(context)
     }
 
-    /// Answers waiting messages in order: a call goes to `respond` on the
-    /// pool and the next waits for its reply.
+    /// Answers waiting messages in order: a call goes to `RPCCallRunner`
+    /// and the next waits for its reply.
     private func callNext(_ context: ChannelHandlerContext) {
         while !callInFlight, !closing, !waiting.isEmpty {
             switch waiting.removeFirst() {

@@ -60,8 +60,7 @@ struct RPCCommand: ParsableCommand {
         let configuration = RPCServerConfiguration(port: options.port, listenAll: options.listenAll,
                                                    allowOriginAll: options.allowOriginAll, hasSecret: secret != nil,
                                                    maxRequestBytes: 2 << 20)
-        let server = RPCServer(configuration: configuration, respond: { dispatcher.respond(to: $0) },
-                               answersAtOnce: { dispatcher.answersAtOnce($0) })
+        let server = RPCServer(configuration: configuration, call: { dispatcher.call($0) })
         serverBox.withLock { $0 = server }
 
         // Opened before the port, so a client that connects sees every change from then on.

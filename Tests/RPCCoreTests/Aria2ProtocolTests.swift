@@ -55,14 +55,25 @@ final class Aria2ProtocolTests: RPCTestCase {
         }
     }
 
-    func test_oneCallOfABriefMethodIsAnsweredAtOnceAndABatchIsNot() {
-        func body(_ text: String) -> [UInt8] { Array(text.utf8) }
-        XCTAssertTrue(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["1"]}"#)))
-        XCTAssertTrue(dispatcher.answersAtOnce(body(#"{"id":1,"method":"aria2.tellStat"#)), "a parse error")
-        XCTAssertFalse(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellWaiting","params":[0,9]}"#)))
-        XCTAssertFalse(dispatcher.answersAtOnce(body(#"[{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["1"]}]"#)))
-        XCTAssertFalse(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"aria2.nothing"}"#)))
-        XCTAssertFalse(dispatcher.answersAtOnce(body(#"{"jsonrpc":"2.0","id":1,"method":"system.multicall","params":[[]]}"#)))
+    func test_oneCallOfABriefMethodIsBriefAndABatchIsNot() {
+        func brief(_ text: String) -> Bool { dispatcher.call(Array(text.utf8)).isBrief }
+        XCTAssertTrue(brief(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["1"]}"#))
+        XCTAssertTrue(brief(#"{"id":1,"method":"aria2.tellStat"#), "a parse error")
+        XCTAssertFalse(brief(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellWaiting","params":[0,9]}"#))
+        XCTAssertFalse(brief(#"[{"jsonrpc":"2.0","id":1,"method":"aria2.tellStatus","params":["1"]}]"#))
+        XCTAssertFalse(brief(#"{"jsonrpc":"2.0","id":1,"method":"aria2.nothing"}"#))
+        XCTAssertFalse(brief(#"{"jsonrpc":"2.0","id":1,"method":"system.multicall","params":[[]]}"#))
+    }
+
+    /// A call is parsed once, and its reply is worked out only when asked
+    /// for: the server may do that on another thread.
+    func test_aCallDoesNothingUntilItsReplyIsAskedFor() {
+        let call = dispatcher.call(Array(#"{"jsonrpc":"2.0","id":"q","method":"aria2.addUri","params":[["http://h/a.iso"]]}"#.utf8))
+        XCTAssertFalse(call.isBrief)
+        XCTAssertEqual(mount.writes, [])
+        let reply = call.reply().flatMap { JSONValue.parse($0.body) }
+        XCTAssertEqual(mount.writes, ["add http://h/a.iso"])
+        XCTAssertEqual(reply?.objectValue?["id"], .string("q"))
     }
 
     func test_replyShape() {

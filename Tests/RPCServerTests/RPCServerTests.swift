@@ -24,12 +24,12 @@ final class RPCServerTests: XCTestCase {
     private func startServer(
         allowOriginAll: Bool = false, hasSecret: Bool = false, maxRequestBytes: Int = 2 * 1024 * 1024,
         respond: @escaping @Sendable ([UInt8]) -> Aria2Reply? = { Aria2Reply(body: $0) },
-        answersAtOnce: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }
+        isBrief: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }
     ) throws -> (RPCServer, Int) {
         let server = RPCServer(
             configuration: RPCServerConfiguration(
                 port: 0, allowOriginAll: allowOriginAll, hasSecret: hasSecret, maxRequestBytes: maxRequestBytes),
-            respond: respond, answersAtOnce: answersAtOnce)
+            call: { body in Aria2Call(isBrief: isBrief(body)) { respond(body) } })
         try server.start()
         servers.append(server)
         return (server, try XCTUnwrap(server.localPort))
@@ -57,7 +57,7 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(response.text, #"{"id":"q","jsonrpc":"2.0","result":{"x":1}}"#)
     }
 
-    /// A call `answersAtOnce` calls brief is answered on the event loop's
+    /// A brief call (`Aria2Call.isBrief`) is answered on the event loop's
     /// thread (NIO names them `NIO-ELT-…`), any other on the pool's.
     func testABriefCallIsAnsweredOnTheEventLoopAndTheOthersOnThePool() throws {
         let threads = NIOLockedValueBox<[String]>([])
@@ -65,7 +65,7 @@ final class RPCServerTests: XCTestCase {
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             threads.withLockedValue { $0.append(name) }
             return Aria2Reply(body: body)
-        }, answersAtOnce: { $0 == Array("[1]".utf8) })
+        }, isBrief: { $0 == Array("[1]".utf8) })
         for body in ["[1]", "[2]", "[1]"] {
             XCTAssertEqual(try post(body, port: port).text, body)
         }
@@ -391,7 +391,8 @@ final class RPCServerTests: XCTestCase {
 
     func testPortInUseIsASentenceNamingThePort() throws {
         let (_, port) = try startServer()
-        let second = RPCServer(configuration: RPCServerConfiguration(port: port), respond: { Aria2Reply(body: $0) })
+        let second = RPCServer(configuration: RPCServerConfiguration(port: port),
+                               call: { body in Aria2Call(isBrief: false) { Aria2Reply(body: body) } })
         XCTAssertThrowsError(try second.start()) { error in
             let message = (error as? RPCServerError)?.message ?? ""
             XCTAssertTrue(message.hasPrefix("port \(port) is in use"), message)

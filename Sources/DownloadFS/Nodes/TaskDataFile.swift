@@ -43,7 +43,7 @@ struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
 
     func extendedAttribute(_ name: String) throws(Errno) -> [UInt8] {
         let entry = try context.task(id)
-        if name == TaskDirectoryNames.rangesAttribute { return Array(Self.held(entry).encoded.utf8) }
+        if name == TaskDirectoryNames.rangesAttribute { return Self.rangesAttribute(entry) }
         guard entry.record.state == .completed else { throw .noAttribute }
         return try OriginAttributes(entry.record).value(name)
     }
@@ -55,6 +55,9 @@ struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
         guard entry.record.state == .completed else { return [] }
         return OriginAttributes(entry.record).names
     }
+
+    /// `user.downloadfs.ranges`: the bytes held, as `ByteRanges` writes them.
+    static func rangesAttribute(_ entry: TaskEntry) -> [UInt8] { Array(held(entry).encoded.utf8) }
 
     /// The bytes the task holds: the engine's view while it downloads, the
     /// committed ranges otherwise, the whole file once completed.

@@ -60,11 +60,11 @@ struct TaskDirectory: DirectoryNode, UnlinkingDirectory, ExtendedAttributesNode 
         case TaskDirectoryNames.mirrorsAttribute: return try TaskURLFile(context: context, id: id).extendedAttribute(name)
         case TaskDirectoryNames.rangesAttribute: return try TaskDataFile(context: context, id: id).extendedAttribute(name)
         case TaskDirectoryNames.reportAttribute:
-            let status = try extendedAttribute(TaskDirectoryNames.statusAttribute)
-            var mirrors: [UInt8] = []
-            do { mirrors = try extendedAttribute(TaskDirectoryNames.mirrorsAttribute) } catch where error == .noAttribute {}
-            return TaskReportAttribute.joined(status: status, mirrors: mirrors,
-                                              ranges: try extendedAttribute(TaskDirectoryNames.rangesAttribute))
+            // One entry for all three: one lookup, and texts of one moment.
+            let entry = try context.task(id)
+            return TaskReportAttribute.joined(status: TaskStatusFile(context: context, id: id).text(entry),
+                                              mirrors: TaskURLFile.mirrors(entry) ?? [],
+                                              ranges: TaskDataFile.rangesAttribute(entry))
         default: throw .noAttribute
         }
     }

@@ -17,19 +17,21 @@ struct TaskURLFile: TaskTextFile, ExtendedAttributesNode {
     }
 
     /// The mirrors not dropped, one per line; nil for a task with none.
-    private func mirrors() throws(Errno) -> [UInt8]? {
-        let task = try context.task(id).record
+    static func mirrors(_ entry: TaskEntry) -> [UInt8]? {
+        let task = entry.record
         let live = task.mirrors.filter { !task.droppedMirrors.contains($0) }
         guard !live.isEmpty else { return nil }
         return Array(live.map { URLNormalizer.maskingPassword($0) + "\n" }.joined().utf8)
     }
 
     func extendedAttribute(_ name: String) throws(Errno) -> [UInt8] {
-        guard name == TaskDirectoryNames.mirrorsAttribute, let value = try mirrors() else { throw .noAttribute }
+        guard name == TaskDirectoryNames.mirrorsAttribute, let value = Self.mirrors(try context.task(id)) else {
+            throw .noAttribute
+        }
         return value
     }
 
     func extendedAttributeNames() throws(Errno) -> [String] {
-        try mirrors() == nil ? [] : [TaskDirectoryNames.mirrorsAttribute]
+        Self.mirrors(try context.task(id)) == nil ? [] : [TaskDirectoryNames.mirrorsAttribute]
     }
 }
