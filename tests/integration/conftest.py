@@ -52,6 +52,7 @@ def make_mount(downloadfs_bin, tmp_path, request):
     pid and its temp dirs removed when the test ends, pass or fail.
     """
     mounts = []
+    user_bases = []
     request.node.downloadfs_mounts = mounts
 
     def make(*options, start=True, state_dir=None, mountpoint=None, env=None, user=None):
@@ -60,7 +61,7 @@ def make_mount(downloadfs_bin, tmp_path, request):
             # pytest's tmp_path is root's alone (0700 above it): a base the user owns.
             base = Path(tempfile.mkdtemp(prefix="downloadfs-user-"))
             os.chown(base, user.pw_uid, user.pw_gid)
-            request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+            user_bases.append(base)
         mount = Mount(downloadfs_bin, base, options, state_dir=state_dir, mountpoint=mountpoint, env=env,
                       user=user)
         mounts.append(mount)
@@ -70,6 +71,10 @@ def make_mount(downloadfs_bin, tmp_path, request):
 
     yield make
     problems = [problem for mount in reversed(mounts) if (problem := mount.teardown())]
+    # Only once unmounted: removed earlier, the tree would be walked through
+    # the live mount and the catalog gone before its check.
+    for base in user_bases:
+        shutil.rmtree(base, ignore_errors=True)
     if problems:
         pytest.fail("the catalog is not sound after the test:\n" + "\n".join(problems))
 
