@@ -73,6 +73,7 @@ let package = Package(
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "DownloadFSCore"]),
         .testTarget(name: "ManualTests", dependencies: ["Manual", "DownloadFSCore"]),
         .testTarget(name: "RPCServerTests", dependencies: ["RPCServer", "RPCCore"]),
+        .testTarget(name: "DownloadFSCommandTests", dependencies: ["downloadfs", "CLinux", "RPCCore", "DownloadFSCore"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
     ]
 )
