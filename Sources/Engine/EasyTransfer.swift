@@ -27,9 +27,18 @@ final class EasyTransfer {
     let mirror: Int
     /// What this connection asked for.
     let range: RequestedRange
-    let handle: UnsafeMutableRawPointer
+    /// A kept one (`TransferPool`) unless it refused an option (`configure`).
+    private(set) var handle: UnsafeMutableRawPointer
+    /// The handle came from the pool, not `curl_easy_init`.
+    private let handleWasKept: Bool
     /// In the engine's multi handle (`attach`, `detach`).
     private var attached = false
+    /// curl ended the transfer without an error (`end(for:)`): only then is
+    /// the handle kept for another. curl 7.88 leaves some handles that
+    /// failed (a redirect to a refused scheme, a host that did not
+    /// resolve) refusing `CURLOPT_BUFFERSIZE` after `curl_easy_reset`, and
+    /// every transfer that took one failed.
+    private var curlSucceeded = false
     unowned(unsafe) let owner: TaskDownload
     private let pool: TransferPool
     /// The handle was given cookies: it is not kept for another transfer.
@@ -88,10 +97,11 @@ final class EasyTransfer {
 
     init(id: UInt64, url: String, mirror: Int, range: RequestedRange, fd: Int32, owner: TaskDownload,
          pool: TransferPool) throws(TransferFailure) {
-        guard let handle = pool.handle() else {
+        guard let (handle, kept) = pool.handle() else {
             throw TransferFailure.other(code: -1, message: "curl could not create a transfer")
         }
         self.pool = pool
+        handleWasKept = kept
         self.id = id
         self.url = url
         self.mirror = mirror
@@ -113,7 +123,7 @@ final class EasyTransfer {
             // how much of its buffer the handle has touched.
             var received: curl_off_t = 0
             _ = ccurl_easy_getinfo_off(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
-            pool.giveBack(handle, received: Int64(received), usedCookies: usedCookies)
+            pool.giveBack(handle, received: Int64(received), reusable: curlSucceeded && !usedCookies)
         }
         errorBuffer.deallocate()
         if let headerList { curl_slist_free_all(headerList) }
@@ -126,6 +136,21 @@ final class EasyTransfer {
     /// failure when curl refused one.
     func configure(_ options: ConnectionOptions, known: StoredProgress, trust: TLSTrust,
                    bufferSize: Int) -> TransferFailure? {
+        let (used, rc) = pool.configure(handle, kept: handleWasKept) { handle in
+            self.handle = handle
+            return setOptions(options, known: known, trust: trust, bufferSize: bufferSize)
+        }
+        handle = used
+        return rc == CURLE_OK ? nil : .badURL(Curl.describe(rc))
+    }
+
+    /// Every option on `handle`; the first code curl refused one with.
+    /// Run again on a new handle when a kept one refused (`TransferPool.configure`).
+    private func setOptions(_ options: ConnectionOptions, known: StoredProgress, trust: TLSTrust,
+                            bufferSize: Int) -> CURLcode {
+        usedCookies = false
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
         proxyOption = options.proxy
         let me = Unmanaged.passUnretained(self).toOpaque()
         var rc = CURLE_OK
@@ -206,7 +231,7 @@ final class EasyTransfer {
             tail = node
         }
         if let headerList { set(ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)) }
-        return rc == CURLE_OK ? nil : .badURL(Curl.describe(rc))
+        return rc
     }
 
     private var isFTP: Bool { TransferProtocol(url: url) == .ftp }
@@ -446,6 +471,7 @@ final class EasyTransfer {
 
     /// What the connection came to, given curl's result code. Flushes first.
     func end(for code: CURLcode) -> End {
+        curlSucceeded = code == CURLE_OK
         if decision == nil && code == CURLE_OK { decide() }
         if !dropped { flush() }
         if let writeErrno { return .writeFailed(errno: writeErrno) }

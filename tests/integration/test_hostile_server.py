@@ -50,8 +50,16 @@ def test_r55_redirect_loop_fails(make_mount, faultserver):
 def test_r55_redirect_to_other_scheme_fails(make_mount, faultserver, target):
     mount = make_mount("--max-tries", "2")
     task = mount.add_one(faultserver.add("/evil.bin", redirect_to=target))
-    mount.wait_state(task, "failed", timeout=20)
+    status = mount.wait_state(task, "failed", timeout=20)
+    assert re.search(r"redirect", status["error"], re.IGNORECASE), status["error"]
     assert mount.files() == []
+    # The refused redirect leaves nothing behind for the downloads after it
+    # (curl handles are kept for the next transfers: one a failed transfer
+    # left refused an option, and every later task failed "bad URL").
+    for number in range(3):
+        after = mount.add_one(faultserver.add(f"/after{number}.bin", size=100 * KiB, seed=number))
+        done = mount.wait_state(after, "completed", timeout=20)
+        assert sha256_file(mount.mp / "files" / done["name"]) == sha256_of(number, 100 * KiB), mount.task_log(after)
     with open("/etc/passwd", "rb") as handle:
         secret = handle.read()[:32]
     for dirpath, _, names in os.walk(mount.state):
