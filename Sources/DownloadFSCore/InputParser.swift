@@ -100,14 +100,20 @@ public struct InputParser: Sendable {
 
     /// Ends the pending URL's options (ids are being read back, R12) and returns it.
     ///
-    /// A partial unterminated line stays buffered. Not undoable: a caller that
-    /// cannot keep the URL drops it.
+    /// A partial unterminated line stays buffered. One that begins with a
+    /// blank is an option line still being written: the URL's options have
+    /// not ended, and it stays pending (taken with that line at the next URL,
+    /// read-back or close), never taken without an option the user gave
+    /// (R11). Not undoable: a caller that cannot keep the URL drops it.
     public mutating func takePending() -> [InputEntry] {
         lastCall = nil
-        guard let pending else { return [] }
+        guard let pending, !Self.isBlank(partialLine.first) else { return [] }
         self.pending = nil
         return [pending.entry]
     }
+
+    /// A space or TAB: what an option line (or a blank one) begins with.
+    private static func isBlank(_ byte: UInt8?) -> Bool { byte == 0x20 || byte == 0x09 }
 
     /// At close: the unterminated final line is taken as complete, then everything pending is returned.
     ///
@@ -322,9 +328,7 @@ public struct InputParser: Sendable {
             throw reject("invalid UTF-8")
         }
         let line = raw[lower..<upper]
-        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-
-        guard let first = line.firstIndex(where: { !isBlank($0) }) else {
+        guard let first = line.firstIndex(where: { !Self.isBlank($0) }) else {
             return nil  // blank line: skipped, does not end options
         }
         if line[first] == UInt8(ascii: "#") {

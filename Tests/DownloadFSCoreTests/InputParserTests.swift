@@ -498,6 +498,19 @@ final class InputParserTests: XCTestCase {
         XCTAssertEqual(parser.takePending(), [InputEntry(url: "http://h/b", line: 2)])
     }
 
+    func test_R11_R12_anOptionLineStillBeingWrittenKeepsItsURLPending() throws {
+        var parser = InputParser()
+        _ = try parser.feed(Array("http://h/a\n out=par".utf8))
+        XCTAssertEqual(parser.takePending(), [], "the URL's options have not ended")
+        XCTAssertEqual(try parser.feed(Array("tial.bin\n".utf8)), [])
+        XCTAssertEqual(parser.takePending(), [urlEntry("http://h/a", out: "partial.bin", line: 1)])
+        // The same with a TAB, and at close.
+        var closing = InputParser()
+        _ = try closing.feed(Array("http://h/b\n\tout=B".utf8))
+        XCTAssertEqual(closing.takePending(), [])
+        XCTAssertEqual(try closing.finish(), [urlEntry("http://h/b", out: "B", line: 1)])
+    }
+
     func test_R12_takePendingAfterSomeFeedsReturnsOnlyTheLast() throws {
         var parser = InputParser()
         let ended = try parser.feed(Array("http://h/a\nhttp://h/b\n".utf8))

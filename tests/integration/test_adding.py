@@ -214,6 +214,25 @@ def test_r12_ids_read_back(mount, faultserver):
         assert os.pread(fd, 4096, 0) == b""
 
 
+def test_r11_r12_an_option_line_still_being_written_is_waited_for(mount, faultserver):
+    """Ids read back while a URL's option line has no newline yet: the URL's
+    options have not ended, so it is not added without them."""
+    url = faultserver.add("/plain-name.bin", size=1000)
+    with opened(mount.new, os.O_RDWR) as fd:
+        write_all(fd, f"{url}\n  out=opt".encode())
+        assert os.pread(fd, 4096, 0) == b"", "a URL was added before its option line ended"
+        assert _urls_by_id(mount) == {}
+        write_all(fd, b"ion.bin\n")
+        [task] = [int(x) for x in os.pread(fd, 4096, 0).split()]
+    assert mount.status(task)["name"] == "option.bin"
+    # The same line ended by close instead.
+    other = faultserver.add("/other-name.bin", size=1000)
+    with opened(mount.new, os.O_RDWR) as fd:
+        write_all(fd, f"{other}\n\tout=closed.bin".encode())
+        assert os.pread(fd, 4096, 0) == b""
+    assert sorted(mount.status(t)["name"] for t in _urls_by_id(mount)) == ["closed.bin", "option.bin"]
+
+
 def test_r13_same_url_once(mount, faultserver):
     port = faultserver.port
     faultserver.add("/norm.bin", size=1000)
