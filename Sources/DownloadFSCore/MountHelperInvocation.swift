@@ -39,11 +39,12 @@ public struct MountHelperInvocation: Sendable {
     public var foreground = false
 
     /// nil when `arguments` (without the program name) are not in this form:
-    /// the first is an option or one of `subcommands`, or there are not two
-    /// paths before the first option.
+    /// the first is an option, one of `subcommands` or `help` (the parser's
+    /// own `downloadfs help mount`), or there are not two paths before the
+    /// first option.
     public static func parse(_ arguments: [String], subcommands: Set<String>) throws(MountHelperError) -> Self? {
         guard arguments.count >= 2, let first = arguments.first, !first.hasPrefix("-"),
-              !subcommands.contains(first), !arguments[1].hasPrefix("-") else { return nil }
+              !subcommands.contains(first), first != "help", !arguments[1].hasPrefix("-") else { return nil }
         var invocation = Self(stateDir: arguments[0], mountpoint: arguments[1], options: [], fuseOptions: [])
         var rest = arguments.dropFirst(2)
         while let argument = rest.popFirst() {

@@ -52,6 +52,9 @@ final class MountHelperInvocationTests: XCTestCase {
     func test_R8_otherFormsAreNotTheHelpersAndAreLeftAlone() throws {
         XCTAssertNil(try arguments(["mount", "/m"]))
         XCTAssertNil(try arguments(["--help"]))
+        // `downloadfs help add` is the parser's help, never a mount of ./add.
+        XCTAssertNil(try arguments(["help", "add"]))
+        XCTAssertNil(try arguments(["help", "mount", "-o", "x"]))
         XCTAssertNil(try arguments(["/s"]))
         XCTAssertNil(try arguments(["/s", "--version"]))
         XCTAssertNil(try arguments([]))

@@ -11,6 +11,7 @@ import pytest
 
 from support.cli import one_line_message, run_cli
 from support.files import MiB
+from support.mount import fusermount_unmount, mounted_in_table
 from support.waiting import wait_until
 
 # A progress bar: a run of bar glyphs, or a bracketed field (empty at 0 %).
@@ -249,3 +250,26 @@ def test_r5_help_text_is_the_reviewed_one(downloadfs_bin, tmp_path, command):
         f"`downloadfs {' '.join(command)} --help` differs from help/{name}.txt:\n"
         + "".join(difflib.unified_diff(expected.splitlines(True), result.stdout.splitlines(True),
                                        "expected", "actual")))
+
+
+@pytest.mark.parametrize("command", COMMANDS[1:], ids=COMMAND_IDS[1:])
+def test_r5_help_subcommand_is_the_help_not_a_mount(downloadfs_bin, tmp_path, command):
+    """`downloadfs help add` (the top-level help's own advice) prints the
+    command's help, even where `add` names a directory: never read as the
+    mount(8) form `downloadfs STATE MNT` (R8)."""
+    cwd = tmp_path / "cwd"
+    (cwd / command[0]).mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    try:
+        result = subprocess.run([str(downloadfs_bin), "help", *command], cwd=cwd, env=env, capture_output=True,
+                                text=True, timeout=30, stdin=subprocess.DEVNULL)
+    finally:
+        # A build that mounted there anyway is unmounted, its daemon ends with it.
+        if mounted_in_table(cwd / command[0]):
+            fusermount_unmount(cwd / command[0])
+    assert result.returncode == 0, result
+    expected = (HELP_DIR / f"{command[0]}.txt").read_text()
+    assert result.stdout.splitlines()[0] == expected.splitlines()[0], result.stdout
+    assert sorted(p.name for p in cwd.iterdir()) == [command[0]], "it made or mounted something"
+    with open("/proc/mounts") as mounts:
+        assert str(tmp_path) not in mounts.read()
