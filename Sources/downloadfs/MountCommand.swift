@@ -2,6 +2,7 @@ import ArgumentParser
 import DownloadFS
 import DownloadFSCore
 import Foundation
+import Synchronization
 import Glibc
 
 /// `downloadfs mount MOUNTPOINT` (R1, R2, R33).
@@ -131,14 +132,27 @@ struct MountCommand: ParsableCommand {
         let child = daemonChild
         // R70: the door starts once the mount is ready, and goes with it.
         let door = rpc ? RPCChild(mountpoint: MountPreflight.absolute(mountpoint), options: rpcOptions) : nil
+        let doorFailure = Mutex(String?.none)
         do {
             let code = try Daemon.run(configuration) {
-                door?.start()
+                if let door, let line = door.start() {
+                    // No mount without the door asked for (R2): unmount
+                    // (SIGTERM, R3), then say why (below).
+                    doorFailure.withLock { (failure: inout String?) in failure = line }
+                    kill(getpid(), SIGTERM)
+                    return
+                }
                 guard child else { return }
                 _ = Glibc.write(report, "ok\n", 3)
                 close(report)
             }
             door?.stop()
+            if let failure = doorFailure.withLock({ $0 }) {
+                let line = Array((failure + "\n").utf8)
+                _ = Glibc.write(report, line, line.count)
+                if daemonChild { _ = Glibc.write(2, line, line.count) }
+                throw ExitCode(1)
+            }
             throw ExitCode(code)
         } catch let error as DaemonError {
             let line = Array("downloadfs: mount: \(error.message)\n".utf8)

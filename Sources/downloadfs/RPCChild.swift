@@ -36,18 +36,60 @@ final class RPCChild: Sendable {
         }
     }
 
-    /// Starts it; a failure to start (a port in use) is its own line on our
-    /// stderr (the daemon's log), and the mount goes on without the door.
-    func start() {
+    /// How long the door may take to listen.
+    static let startDeadline: TimeInterval = 15
+
+    /// Starts it and waits until it listens (`RPCCommand.readyLine` on its
+    /// stdout). Nil once it does; else the one line saying why not (a port
+    /// in use, a secret file missing or readable by others), and no door
+    /// runs: `mount --rpc` then fails as a whole (R70, R2).
+    func start() -> String? {
         let child = Process()
+        let output = Pipe()
         child.executableURL = URL(fileURLWithPath: Self.executable)
         child.arguments = arguments
         child.standardInput = FileHandle.nullDevice
+        child.standardOutput = output
         do { try child.run() } catch {
-            FileHandle.standardError.write(Data("downloadfs: mount --rpc: cannot start downloadfs rpc: \(error)\n".utf8))
-            return
+            return "downloadfs: mount --rpc: cannot start downloadfs rpc: \(error)"
         }
-        process.withLock { $0 = child }
+        try? output.fileHandleForWriting.close()
+        let said = Self.firstLine(of: output.fileHandleForReading.fileDescriptor, within: Self.startDeadline)
+        try? output.fileHandleForReading.close()
+        if said == RPCCommand.readyLine {
+            process.withLock { $0 = child }
+            return nil
+        }
+        if child.isRunning {
+            child.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while child.isRunning && Date() < deadline { usleep(20_000) }
+            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+        }
+        guard let said, !said.isEmpty else {
+            return "downloadfs: mount --rpc: downloadfs rpc did not start within \(Int(Self.startDeadline)) s"
+        }
+        return said
+    }
+
+    /// The first line `fd` gives within `seconds`; nil when none came (it
+    /// closed without one, or the time ran out).
+    private static func firstLine(of fd: Int32, within seconds: TimeInterval) -> String? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !bytes.contains(10) {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 200)
+            if ready < 0 && errno != EINTR { break }
+            if ready <= 0 { continue }
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            bytes += buffer[..<n]
+        }
+        guard !bytes.isEmpty else { return nil }
+        let line = bytes.split(separator: 10, omittingEmptySubsequences: false).first ?? []
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 
     /// SIGTERM, then up to 5 s for it to end.

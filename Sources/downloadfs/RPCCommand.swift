@@ -40,13 +40,25 @@ struct RPCCommand: ParsableCommand {
     /// How often the door looks whether its mount is still there.
     static let mountCheckInterval: DispatchTimeInterval = .seconds(2)
 
+    /// What a door `mount --rpc` started writes on its stdout once it
+    /// listens (`RPCChild` waits for it); a door that cannot start writes its
+    /// one line there instead, so `mount` can say it (R70, R2).
+    static let readyLine = "ready"
+
     func run() throws {
         let root = MountPreflight.absolute(mountpoint)
+        // Started by `mount --rpc`: its failure to start is the mount's to say.
+        let door = stopMountOnShutdown
+        func failure(_ error: ClientError) -> ExitCode {
+            guard door else { return error.exit() }
+            FileHandle.standardOutput.write(Data((error.description + "\n").utf8))
+            return ExitCode(1)
+        }
         guard MountTable.downloadfsMounts().contains(where: { $0.mountpoint == root }) else {
-            throw ClientError("rpc: \(root) is not a downloadfs mount (mount one with downloadfs mount DIR)").exit()
+            throw failure(ClientError("rpc: \(root) is not a downloadfs mount (mount one with downloadfs mount DIR)"))
         }
         let secret: String?
-        do { secret = try options.resolvedSecret() } catch { throw error.exit() }
+        do { secret = try options.resolvedSecret() } catch { throw failure(error) }
 
         let stopMount = stopMountOnShutdown
         let serverBox = Mutex<RPCServer?>(nil)
@@ -70,9 +82,15 @@ struct RPCCommand: ParsableCommand {
             FileHandle.standardError.write(Data("downloadfs: rpc: \(why); stopping\n".utf8))
             stop()
         })
-        do { try events.start() } catch { throw error.exit() }
+        do { try events.start() } catch { throw failure(error) }
         do { try server.start() } catch {
-            throw ClientError("rpc: \(error.message)").exit()
+            throw failure(ClientError("rpc: \(error.message)"))
+        }
+        if door {
+            FileHandle.standardOutput.write(Data((Self.readyLine + "\n").utf8))
+            // Nobody reads the pipe after this line: stdout goes nowhere.
+            let null = open("/dev/null", O_WRONLY)
+            if null >= 0 { dup2(null, 1); close(null) }
         }
         let signals = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)

@@ -16,6 +16,7 @@ import textwrap
 import pytest
 
 from support.files import KiB, MiB, content
+from support.mount import mounted_in_table
 from support.rpc import (Endpoint, RPCProcess, call, free_port, get, get_call, gid, post, result, venv_python,
                          wait_status)
 from support.waiting import wait_until
@@ -399,6 +400,37 @@ def test_r70_mount_rpc_serves_while_mounted_and_shutdown_unmounts(make_mount, fa
     assert result(server, "aria2.shutdown") == "OK"
     mount.wait_exit(timeout=TIMEOUT)
     wait_until(lambda: not _answers(port), timeout=TIMEOUT, what="the door gone with the mount")
+
+
+@pytest.mark.parametrize("foreground", [False, True], ids=["background", "foreground"])
+def test_r70_r2_mount_rpc_whose_door_cannot_start_fails_and_mounts_nothing(make_mount, downloadfs_bin, tmp_path,
+                                                                            foreground):
+    """A port in use or a missing secret file: `mount --rpc` exits 1 with the
+    door's one line, and leaves nothing mounted or running."""
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    extra = ["--foreground"] if foreground else []
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        run = subprocess.run([str(downloadfs_bin), "mount", str(mount.mp), "--state-dir", str(mount.state),
+                              "--rpc", "--rpc-listen-port", str(port), *extra],
+                             capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode == 1, run
+    assert [line for line in run.stderr.splitlines() if str(port) in line and "in use" in line], run.stderr
+    assert "in use" not in run.stdout
+    assert not mounted_in_table(mount.mp)
+    run = subprocess.run([str(downloadfs_bin), "mount", str(mount.mp), "--state-dir", str(mount.state),
+                          "--rpc", "--rpc-secret-file", str(tmp_path / "none"), *extra],
+                         capture_output=True, text=True, timeout=TIMEOUT)
+    assert run.returncode == 1 and "cannot read the secret file" in run.stderr, run
+    assert not mounted_in_table(mount.mp)
+    if not foreground:
+        assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    # The state dir's lock is free again: a mount without the door goes ahead.
+    mount.start()
+    assert mounted_in_table(mount.mp)
 
 
 def test_r3_r70_downloadfs_unmount_stops_the_door_of_mount_rpc(make_mount):
