@@ -58,18 +58,18 @@ struct Aria2Calls: Sendable {
             let keys = try params.optionalStrings(0)
             return try list(rows { Aria2State($0) == .active }, keys: keys)
         case .tellWaiting:
-            let window = ResultWindow(offset: try params.integer(0), num: try params.integer(1))
+            let window = ResultWindow(offset: try params.integer(0), num: try params.count(1))
             let keys = try params.optionalStrings(2)
             let waiting = try rows(atMost: window.itemsNeeded) { [.waiting, .paused].contains(Aria2State($0)) }
             return try list(window.slice(waiting), keys: keys)
         case .tellStopped:
-            let window = ResultWindow(offset: try params.integer(0), num: try params.integer(1))
+            let window = ResultWindow(offset: try params.integer(0), num: try params.count(1))
             let keys = try params.optionalStrings(2)
             return try stopped(window, keys: keys)
         case .getOption: return try option(params.gid(0))
         case .changeOption:
             let id = try params.gid(0)
-            let commands = try Aria2Options.taskCommands(try params.options(1) ?? [:])
+            let commands = try Aria2Options.taskCommands(try params.requiredOptions(1))
             guard try io({ () throws(MountViewError) in try mount.task(id, mirrors: false, ranges: false) }) != nil else {
                 throw notFound(id)
             }
@@ -77,7 +77,7 @@ struct Aria2Calls: Sendable {
             return .string("OK")
         case .getGlobalOption: return try globalOption()
         case .changeGlobalOption:
-            let commands = try Aria2Options.globalCommands(try params.options(0) ?? [:], mount: mount.path)
+            let commands = try Aria2Options.globalCommands(try params.requiredOptions(0), mount: mount.path)
             for command in commands { try controlGlobal(command) }
             return .string("OK")
         case .purgeDownloadResult: return try purge()

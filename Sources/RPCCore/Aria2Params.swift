@@ -38,6 +38,15 @@ struct Aria2Params {
         return integer
     }
 
+    /// A count (`tellWaiting`'s and `tellStopped`'s `num`): never below 0.
+    func count(_ index: Int) throws(Aria2Error) -> Int64 {
+        let value = try integer(index)
+        guard value >= 0 else {
+            throw .invalidParams("The integer parameter at \(index) has invalid value: the value must be greater than or equal to 0.")
+        }
+        return value
+    }
+
     func optionalInteger(_ index: Int) throws(Aria2Error) -> Int64? {
         guard optional(index) != nil else { return nil }
         return try integer(index)
@@ -62,6 +71,12 @@ struct Aria2Params {
             strings.append(string)
         }
         return strings
+    }
+
+    /// An options struct that must be there (`changeOption`, `changeGlobalOption`).
+    func requiredOptions(_ index: Int) throws(Aria2Error) -> [String: [String]] {
+        guard let options = try options(index) else { throw missing(index) }
+        return options
     }
 
     /// An options struct: every value a string (a number or a boolean is

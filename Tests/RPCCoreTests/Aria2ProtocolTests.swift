@@ -125,6 +125,23 @@ final class Aria2ProtocolTests: RPCTestCase {
         XCTAssertEqual(wrong.message, "The parameter at 0 has wrong type (expected an integer).")
     }
 
+    func test_aNegativeCountAndAMissingOptionsStructAreInvalidParams() {
+        let id = mount.put("http://h/a.iso")
+        for method in ["aria2.tellWaiting", "aria2.tellStopped"] {
+            let negative = failure(method, [.integer(0), .integer(-1)])
+            XCTAssertEqual(negative.code, -32602, method)
+            XCTAssertEqual(negative.message,
+                           "The integer parameter at 1 has invalid value: the value must be greater than or equal to 0.")
+        }
+        let noOptions = failure("aria2.changeOption", [gid(id)])
+        XCTAssertEqual(noOptions.code, -32602)
+        XCTAssertEqual(noOptions.message, "The parameter at 1 is required but missing.")
+        let noGlobalOptions = failure("aria2.changeGlobalOption")
+        XCTAssertEqual(noGlobalOptions.code, -32602)
+        XCTAssertEqual(noGlobalOptions.message, "The parameter at 0 is required but missing.")
+        XCTAssertEqual(mount.writes.count, 0, "nothing was written to the mount")
+    }
+
     func test_errorsChangeNothing() {
         let id = mount.put("http://h/a.iso")
         _ = reply("{not json")
