@@ -41,11 +41,13 @@ public enum ControlCommand: Sendable, Equatable {
         case "top" where words.count == 1: return .success(.top)
         case "forget" where words.count == 1: return .success(.forget)
         case "move" where words.count == 2:
-            guard let n = Int(words[1]), n >= 0 else {
+            // N past the end puts it last (R30): a number of any length.
+            let digits = words[1]
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 return .failure(ControlCommandError(
                     "bad place \"\(printable(words[1]))\" (use move N, N a whole number from 0, the head of the waiting line)"))
             }
-            return .success(.move(n))
+            return .success(.move(Int(digits) ?? .max))
         case "limit" where words.count == 2:
             return rate(words[1]).map { .limit($0) }
         case "split" where words.count == 2:

@@ -9,7 +9,6 @@ public enum TaskEvent: Sendable, Equatable {
     case resume(log: String)
     /// Back to the waiting line before a `start` (R30) or for any other reason.
     case requeue(log: String)
-    case top(position: Int64)
     /// `move N` (R30) at `position`; `log` nil for a task stepping back to
     /// make room (its place relative to the others is unchanged).
     case moved(position: Int64, log: String?)

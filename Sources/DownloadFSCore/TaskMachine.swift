@@ -22,9 +22,6 @@ public struct TaskMachine: Sendable {
         case .pause(let line): try pause(&step, log: line)
         case .resume(let line): try resume(&step, log: line)
         case .requeue(let line): try requeue(&step, log: line)
-        case .top(let position):
-            step.task.position = position
-            step.log.append("moved to the head of the waiting line")
         case .limit(let rate):
             step.task.speedLimit = rate
             step.log.append(rate > 0 ? "speed limit \(Units.speed(Double(rate)))" : "speed limit removed")

@@ -266,7 +266,7 @@ public struct TaskSet: Sendable {
         switch command {
         case .pause: event = .pause(log: "paused")
         case .resume: event = .resume(log: "resumed")
-        case .top: event = .top(position: topPosition())
+        case .top: return move(task, to: 0, token: token, now: now, &turn)  // R30: `move 0` is `top`
         case .move(let place): return move(task, to: place, token: token, now: now, &turn)
         case .limit(let rate): event = .limit(bytesPerSecond: rate)
         case .split(let n): event = .split(n)

@@ -16,11 +16,16 @@ final class ControlCommandTests: XCTestCase {
         XCTAssertEqual(task("split 4\n"), .split(4))
         XCTAssertEqual(task("  split   16 "), .split(16))
         XCTAssertEqual(task("split 1"), .split(1))
+        XCTAssertEqual(task("move 0"), .move(0))
+        XCTAssertEqual(task("move 12\n"), .move(12))
+        // Past the end puts it last (R30), however many digits.
+        XCTAssertEqual(task("move 99999999999999999999999999"), .move(.max))
     }
 
     func test_R30_anythingElseIsRefused() {
         for text in ["", "\n", "stop", "pause now", "limit", "limit fast", "limit 1 2", "cancel", "resume-all",
-                     "max-active 2", "top\u{1}", "split", "split 0", "split 17", "split x", "split 2 3", "split -1"] {
+                     "max-active 2", "top\u{1}", "split", "split 0", "split 17", "split x", "split 2 3", "split -1",
+                     "move", "move -1", "move +3", "move 1.5", "move x", "move 1 2"] {
             XCTAssertNil(task(text), text.debugDescription)
         }
     }

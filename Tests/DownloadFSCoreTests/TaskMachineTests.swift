@@ -39,7 +39,7 @@ final class TaskMachineTests: XCTestCase {
 
     /// One of each event, for the exhaustive sweep.
     private var everyEvent: [TaskEvent] {
-        [.pause(log: "paused"), .resume(log: "resumed"), .requeue(log: "start requested"), .top(position: 0),
+        [.pause(log: "paused"), .resume(log: "resumed"), .requeue(log: "start requested"),
          .moved(position: 3, log: "moved"), .forget, .syncing(serial: 5),
          .limit(bytesPerSecond: 1024), .split(4), .renamed(to: "other.iso"), .remove, .begin(serial: 9, at: 1),
          .demote(log: "demoted"), .backoffOver, .read(serial: 11),
@@ -62,22 +62,22 @@ final class TaskMachineTests: XCTestCase {
     /// `TaskState`'s table, so a change to that table (or to the machine)
     /// fails here and names the state, the phase and the event.
     private let expectedSweep = [
-        //                        paus resu requ top  move forg sync lim  spl  ren  rm   begi demo back read resp chec stop comp fail rest mirr note veri fina reco
-        "queued/idle":             "paus queu queu queu queu x    queu queu queu queu -    down x    x    queu queu queu queu queu queu queu queu queu queu queu queu",
-        "downloading/idle":        "x    down x    down x    x    down down down down -    x    queu x    down down down down down down down down down down down queu",
-        "paused/idle":             "paus queu queu paus paus x    paus paus paus paus -    x    x    x    paus paus paus paus paus paus paus paus paus paus paus paus",
-        "retrying/idle":           "paus retr queu retr x    x    retr retr retr retr -    x    x    queu retr retr retr retr retr retr retr retr retr retr retr queu",
-        "verifying/idle":          "x    veri x    veri x    x    veri veri veri veri -    x    x    x    veri veri veri veri veri veri veri veri veri veri veri queu",
-        "completed/idle":          "x    x    x    comp x    -    comp comp comp comp -    x    x    x    comp comp comp comp comp comp comp comp comp comp comp fail",
-        "failed/idle":             "x    queu queu fail x    x    fail fail fail fail -    x    x    x    fail fail fail fail fail fail fail fail fail fail fail fail",
-        "downloading/transferring": "down down x    down x    x    veri down down down -    x    queu x    down down down down down retr retr down down down down queu",
-        "downloading/stopping":    "down down x    down x    x    down down down down -    x    x    x    down down down paus down paus paus down down down down queu",
-        "verifying/syncing":       "x    veri x    veri x    x    veri veri veri veri -    x    x    x    veri veri veri veri veri x    x    veri veri veri veri queu",
-        "downloading/movingIn":    "x    down x    down x    x    down down down x    -    x    queu x    down down down down down down down down down down comp queu",
-        "verifying/movingIn":      "x    veri x    veri x    x    veri veri veri x    -    x    x    x    veri veri veri veri veri veri veri veri veri veri comp queu",
+        //                        paus resu requ move forg sync lim  spl  ren  rm   begi demo back read resp chec stop comp fail rest mirr note veri fina reco
+        "queued/idle":             "paus queu queu queu x    queu queu queu queu -    down x    x    queu queu queu queu queu queu queu queu queu queu queu queu",
+        "downloading/idle":        "x    down x    x    x    down down down down -    x    queu x    down down down down down down down down down down down queu",
+        "paused/idle":             "paus queu queu paus x    paus paus paus paus -    x    x    x    paus paus paus paus paus paus paus paus paus paus paus paus",
+        "retrying/idle":           "paus retr queu x    x    retr retr retr retr -    x    x    queu retr retr retr retr retr retr retr retr retr retr retr queu",
+        "verifying/idle":          "x    veri x    x    x    veri veri veri veri -    x    x    x    veri veri veri veri veri veri veri veri veri veri veri queu",
+        "completed/idle":          "x    x    x    x    -    comp comp comp comp -    x    x    x    comp comp comp comp comp comp comp comp comp comp comp fail",
+        "failed/idle":             "x    queu queu x    x    fail fail fail fail -    x    x    x    fail fail fail fail fail fail fail fail fail fail fail fail",
+        "downloading/transferring": "down down x    x    x    veri down down down -    x    queu x    down down down down down retr retr down down down down queu",
+        "downloading/stopping":    "down down x    x    x    down down down down -    x    x    x    down down down paus down paus paus down down down down queu",
+        "verifying/syncing":       "x    veri x    x    x    veri veri veri veri -    x    x    x    veri veri veri veri veri x    x    veri veri veri veri queu",
+        "downloading/movingIn":    "x    down x    x    x    down down down x    -    x    queu x    down down down down down down down down down down comp queu",
+        "verifying/movingIn":      "x    veri x    x    x    veri veri veri x    -    x    x    x    veri veri veri veri veri veri veri veri veri veri comp queu",
     ]
 
-    private static let sweepEventNames = "pause resume requeue top moved forget syncing limit split renamed remove begin demote "
+    private static let sweepEventNames = "pause resume requeue moved forget syncing limit split renamed remove begin demote "
         + "backoffOver read responded checkpointed stopped completed failed restart mirrorDropped noted verified finalized reconcile"
 
     func test_R15_everyEventInEveryStateAndPhaseGivesTheWrittenOutcome() {
@@ -264,8 +264,7 @@ final class TaskMachineTests: XCTestCase {
         }
     }
 
-    func test_R30_topAndLimit() throws {
-        XCTAssertEqual(try apply(.top(position: -4), task()).task.position, -4)
+    func test_R30_limit() throws {
         let limited = try apply(.limit(bytesPerSecond: 2048), task())
         XCTAssertEqual(limited.task.speedLimit, 2048)
         XCTAssertEqual(limited.log, ["speed limit 2.0 KiB/s"])

@@ -207,6 +207,17 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.downloading, [4])
     }
 
+    func test_R30_topIsMoveZeroAndRefusesWhatMoveRefuses() {
+        var h = Harness(maxActive: 1)
+        h.add(urls(2))
+        // Task 1 downloads, task 2 waits: neither `top` nor `move 0` moves
+        // a task that has no place in the line.
+        XCTAssertEqual(h.control(1, .top), h.control(1, .move(0)))
+        guard case .refused(let why) = h.control(1, .top) else { return XCTFail("top of a downloading task taken") }
+        XCTAssertTrue(why.contains("only a queued or paused one has a place in the line"), why)
+        XCTAssertEqual(h.control(2, .top), .done)
+    }
+
     func test_R30_moveNPlacesATaskAnywhereInTheLine() {
         var h = Harness(maxActive: 0)
         h.add(urls(6))

@@ -106,9 +106,11 @@ def test_r30_move_places_a_waiting_task_anywhere_in_the_line(make_mount, faultse
     waiting = [mount.add_one(faultserver.add(f"/w{i}.bin", size=256 * KiB, seed=i, throttle=2 * MiB))
                for i in range(4)]
     mount.ctl(waiting[3], "move 1")    # w0 w3 w1 w2
-    mount.ctl(waiting[0], "move 9")    # w3 w1 w2 w0 (past the end: last)
+    mount.ctl(waiting[0], "move 99999999999999999999999999")    # w3 w1 w2 w0 (past the end: last)
     mount.ctl(waiting[2], "move 0")    # w2 w3 w1 w0 (move 0 is top)
     expect_errno(errno.EINVAL, write_command, mount.task_dir(running) / "ctl", "move 0")
+    # `top` is `move 0`: refused alike for a task with no place in the line.
+    expect_errno(errno.EINVAL, write_command, mount.task_dir(running) / "ctl", "top")
     expect_errno(errno.EINVAL, write_command, mount.task_dir(waiting[1]) / "ctl", "move -1")
     expect_errno(errno.EINVAL, write_command, mount.task_dir(waiting[1]) / "ctl", "move")
     assert start_order(mount, waiting, 60) == [waiting[2], waiting[3], waiting[1], waiting[0]]
