@@ -56,11 +56,8 @@ public struct StateDirectory: Sendable {
     /// shared-memory files the mode of the database file.
     public func create() throws(DaemonError) {
         for dir in [root, partialDir, filesDir] {
-            do {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                        attributes: dir == root ? [.posixPermissions: 0o700] : nil)
-            } catch {
-                throw DaemonError("cannot create the state dir \(dir): \(Self.reason(error))")
+            if let problem = Self.makeDirectories(dir, mode: dir == root ? 0o700 : 0o755) {
+                throw DaemonError("cannot create the state dir \(dir): \(problem)")
             }
             guard access(dir, W_OK) == 0 else {
                 throw DaemonError("cannot write to the state dir \(dir): \(String(cString: strerror(errno)))")
@@ -93,12 +90,21 @@ public struct StateDirectory: Sendable {
         return notes
     }
 
-    static func reason(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
+    /// `mkdir -p`, the last directory made with `mode`, with mkdir(2)'s own
+    /// reason for a failure (Foundation's was "NSCocoaErrorDomain error 512"
+    /// for a file in the way): nil when `path` is a directory at the end.
+    static func makeDirectories(_ path: String, mode: mode_t) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for (index, part) in parts.enumerated() {
+            prefix += "/" + part
+            if mkdir(prefix, index == parts.count - 1 ? mode : 0o755) == 0 { continue }
+            let code = errno
+            var st = stat()
+            if code == EEXIST && stat(prefix, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { continue }
+            if code == EEXIST { return "\(prefix) is a file, not a directory" }
+            return "\(prefix): \(String(cString: strerror(code)))"
         }
-        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
-        return ns.localizedDescription
+        return nil
     }
 }

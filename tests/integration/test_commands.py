@@ -73,7 +73,10 @@ def test_r2_state_dir_unwritable(make_mount, tmp_path):
     blocker.write_text("a regular file where a directory is needed\n")
     mount = make_mount(start=False, state_dir=blocker / "x")
     mount.mp.mkdir(parents=True)
-    mount.assert_mount_refused(tmp_path)
+    result = mount.assert_mount_refused(tmp_path)
+    # The cause, in the system's words, not a library's error number.
+    assert f"{blocker} is a file, not a directory" in result.stderr, result.stderr
+    assert "NSCocoaErrorDomain" not in result.stderr and "could not be completed" not in result.stderr
 
 
 def test_r2_dev_fuse_unavailable(make_mount, tmp_path):
