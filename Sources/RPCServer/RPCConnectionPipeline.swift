@@ -25,10 +25,10 @@ struct RPCConnectionPipeline {
         let idle = IdleStateHandler(readTimeout: .seconds(30))
         let http = JSONRPCHTTPHandler(configuration: configuration, calls: calls)
         let upgrader = NIOWebSocketServerUpgrader(
-            // NIO's decoder refuses a larger single frame itself (close
-            // 1009) before buffering it.
+            // NIO's decoder refuses a larger single frame before buffering
+            // it; `WebSocketRPCHandler` answers that and closes (1009).
             maxFrameSize: configuration.maxRequestBytes,
-            automaticErrorHandling: true,
+            automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
                 // Declined upgrades fall through to `JSONRPCHTTPHandler`,
                 // which answers 404 or 403 as the request deserves.

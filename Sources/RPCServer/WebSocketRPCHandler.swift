@@ -10,8 +10,8 @@ import RPCCore
 /// Memory per connection stays bounded: one message at most
 /// `maxRequestBytes` (a fragmented message that grows past it is dropped
 /// as it comes and answered with the JSON-RPC error of R71; a single
-/// larger frame is refused by NIO's decoder, which closes with 1009
-/// before buffering it), one call in flight
+/// larger frame is refused by NIO's decoder before it is buffered, and
+/// answered with that error before the close, 1009), one call in flight
 /// and one waiting, and no reading from the socket while a call waits or
 /// the client is not reading its replies. An idle connection costs only
 /// its handlers, so a thousand idle clients need no thread of their own.
@@ -42,6 +42,9 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
     /// A `read` held back while busy, issued when reading may resume.
     private var readHeldBack = false
     private var closing = false
+    /// The decoder refused the stream: the close to send once every
+    /// message before it is answered. Nothing more is read.
+    private var closeWhenAnswered: WebSocketErrorCode?
 
     init(
         configuration: RPCServerConfiguration,
@@ -156,6 +159,7 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
                     }
             }
         }
+        if !callInFlight, waiting.isEmpty, let code = closeWhenAnswered { close(context, code: code) }
     }
 
     /// Completes once the frame is written (or at once when closing).
@@ -174,7 +178,7 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
     private var channelIsWritable = true
 
     private var mayRead: Bool {
-        waiting.isEmpty && channelIsWritable
+        waiting.isEmpty && channelIsWritable && closeWhenAnswered == nil
     }
 
     func read(context: ChannelHandlerContext) {
@@ -211,7 +215,22 @@ final class WebSocketRPCHandler: ChannelDuplexHandler {
             .whenComplete { _ in channel.close(promise: nil) }
     }
 
+    /// NIO's frame decoder refused the stream (the upgrader's own error
+    /// handling is off): what its handler would do, a close with the
+    /// matching code, after the answers owed — for a frame over
+    /// `maxRequestBytes`, the JSON-RPC error of R71 first, as a fragmented
+    /// message over it gets. Any other error closes at once.
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        context.close(promise: nil)
+        // The decoder, now in its error state, refuses whatever follows.
+        guard closeWhenAnswered == nil else { return }
+        guard let problem = error as? NIOWebSocketError else { return context.close(promise: nil) }
+        switch problem {
+        case .invalidFrameLength:
+            waiting.append(.tooLarge)
+            closeWhenAnswered = .messageTooLarge
+        case .fragmentedControlFrame, .multiByteControlFrameLength:
+            closeWhenAnswered = .protocolError
+        }
+        callNext(context)
     }
 }

@@ -321,11 +321,18 @@ final class RPCServerTests: XCTestCase {
         XCTAssertEqual(try client.readFrame().payload, Array("[1]".utf8))
     }
 
-    func testWebSocketSingleFrameOverTheLimitIsClosedWith1009AndTheServerGoesOn() throws {
+    func testWebSocketSingleFrameOverTheLimitGetsAJSONRPCErrorThenA1009CloseAndTheServerGoesOn() throws {
         let (_, port) = try startServer(maxRequestBytes: 1024)
         let client = try LoopbackClient(port: port)
         XCTAssertEqual(try client.webSocketHandshake().status, 101)
+        // A call before it is answered first: replies keep their order.
+        try client.sendFrame(opcode: 0x1, payload: Array("[1]".utf8))
         try client.sendFrame(opcode: 0x1, payload: [UInt8](repeating: 0x61, count: 2000))
+        XCTAssertEqual(try client.readFrame().payload, Array("[1]".utf8))
+        let refusal = try client.readFrame()
+        XCTAssertEqual(refusal.opcode, 0x1)
+        let text = String(decoding: refusal.payload, as: UTF8.self)
+        XCTAssertTrue(text.contains(#""code":-32600"#) && text.contains("over 1024 bytes"), text)
         let close = try client.readFrame()
         XCTAssertEqual(close.opcode, 0x8)
         XCTAssertEqual(close.payload, [0x03, 0xF1])  // 1009
