@@ -269,7 +269,14 @@ public struct TaskMachine: Sendable {
             if step.task.downloaded == 0 { validators = (head.etag, head.lastModified) }
             step.task.total = total ?? (step.task.downloaded == 0 ? nil : step.task.total)
             if step.task.downloaded > 0 {
-                step.log.append(TransferProtocol(url: step.task.url).resumed(at: step.task.downloaded, status: head.status))
+                // The byte this answer starts at (one connection's range of
+                // a segmented task, R18), not the count of bytes held.
+                let offset = head.contentRange?.start ?? step.task.downloaded
+                var line = TransferProtocol(url: step.task.url).resumed(at: offset, status: head.status)
+                if step.task.ranges.ranges != [0..<step.task.downloaded] {
+                    line += "; \(step.task.downloaded) bytes already here in \(step.task.ranges.ranges.count) pieces"
+                }
+                step.log.append(line)
             }
         case .startOver(let total, let reason):
             step.task.downloaded = 0

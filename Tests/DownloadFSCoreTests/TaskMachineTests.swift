@@ -439,6 +439,17 @@ final class TaskMachineTests: XCTestCase {
         let resumed = try apply(.responded(serial: 5, response: response, decision: .append(total: 100), name: nil), partial)
         XCTAssertEqual(resumed.task.etag, "\"old\"")
         XCTAssertEqual(resumed.log, ["server resumed at byte 40 (HTTP 200)"])
+        // A segmented task's answer starts where its connection asked (R18):
+        // the log names that byte, and what is held besides.
+        var pieces = running(downloaded: 0)
+        pieces.ranges = ByteRanges([0..<10, 50..<60])
+        pieces.total = 100
+        var partialResponse = response
+        partialResponse.head.status = 206
+        partialResponse.head.contentRange = ContentRange(start: 60, end: 99, total: 100)
+        let segmented = try apply(.responded(serial: 5, response: partialResponse, decision: .append(total: 100), name: nil),
+                                  pieces)
+        XCTAssertEqual(segmented.log, ["server resumed at byte 60 (HTTP 206); 20 bytes already here in 2 pieces"])
         let over = try apply(.responded(serial: 5, response: response, decision: .startOver(total: 100, reason: "changed"),
                                         name: nil), partial)
         XCTAssertEqual(over.task.downloaded, 0)
