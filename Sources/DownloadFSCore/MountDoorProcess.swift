@@ -22,4 +22,15 @@ public enum MountDoorProcess {
         return words.count >= 4 && Array(words[1...3]) == arguments(mountpoint: mountpoint, options: [])
     }
 
+    /// After a door that listened has ended: the seconds to wait before
+    /// starting it again, nil to leave it stopped. One ended by a signal (a
+    /// crash, `kill -9`) comes back, for as long as the mount lives (R70);
+    /// one that exited by itself (its mount went, `aria2.shutdown`, a
+    /// SIGTERM it handled) or that the mount is stopping stays down. Each
+    /// start that fails in a row doubles the wait, up to a minute.
+    public static func restartDelay(endedBySignal: Bool, mountStopping: Bool, failedStarts: Int) -> Double? {
+        guard endedBySignal, !mountStopping else { return nil }
+        return min(60, Double(1 << min(failedStarts, 6)))
+    }
+
 }

@@ -7,10 +7,16 @@ import Synchronization
 /// child process, so the door is a client of the mount like any other —
 /// it reaches the daemon only through the mount's files, and a crash of
 /// it touches no download. It stops by itself when the mount goes (its
-/// `events` stream ends); `stop` also ends it at unmount.
+/// `events` stream ends); `stop` also ends it at unmount. One that crashes
+/// (or is killed) is started again (`MountDoorProcess.restartDelay`).
 final class RPCChild: Sendable {
     private let arguments: [String]
-    private let process = Mutex(Process?.none)
+    private struct State {
+        /// The door that listens now.
+        var process: Process?
+        var stopping = false
+    }
+    private let state = Mutex(State())
 
     init(mountpoint: String, options: RPCOptions) {
         arguments = MountDoorProcess.arguments(mountpoint: mountpoint, options: options.arguments)
@@ -45,6 +51,7 @@ final class RPCChild: Sendable {
     /// runs: `mount --rpc` then fails as a whole (R70, R2).
     func start() -> String? {
         let child = Process()
+        child.terminationHandler = { [weak self] ended in self?.ended(ended) }
         let output = Pipe()
         child.executableURL = URL(fileURLWithPath: Self.executable)
         child.arguments = arguments
@@ -57,7 +64,7 @@ final class RPCChild: Sendable {
         let said = Self.firstLine(of: output.fileHandleForReading.fileDescriptor, within: Self.startDeadline)
         try? output.fileHandleForReading.close()
         if said == RPCCommand.readyLine {
-            process.withLock { $0 = child }
+            state.withLock { $0.process = child }
             return nil
         }
         if child.isRunning {
@@ -92,9 +99,47 @@ final class RPCChild: Sendable {
         return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 
-    /// SIGTERM, then up to 5 s for it to end.
+    /// The door that listened has ended: started again if it crashed,
+    /// on a thread of its own (this is Foundation's termination handler).
+    private func ended(_ child: Process) {
+        let (current, stopping) = state.withLock { ($0.process === child, $0.stopping) }
+        guard current else { return }  // one that never listened: `start` told why
+        let bySignal = child.terminationReason == .uncaughtSignal
+        guard MountDoorProcess.restartDelay(endedBySignal: bySignal, mountStopping: stopping, failedStarts: 0) != nil
+        else { return }
+        state.withLock { $0.process = nil }
+        Self.say("the door (downloadfs rpc, pid \(child.processIdentifier)) was ended by signal "
+                 + "\(child.terminationStatus); starting it again")
+        Thread.detachNewThread { [weak self] in self?.restart() }
+    }
+
+    /// Starts the door again until it listens or the mount stops, waiting
+    /// longer after each start that fails.
+    private func restart() {
+        var failed = 0
+        while let delay = MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: state.withLock { $0.stopping },
+                                                        failedStarts: failed) {
+            Thread.sleep(forTimeInterval: failed == 0 ? 1 : delay)
+            if state.withLock({ $0.stopping }) { return }
+            guard let failure = start() else { return Self.say("the door listens again") }
+            failed += 1
+            Self.say("\(failure); trying again in \(Int(MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: false, failedStarts: failed) ?? 0)) s")
+        }
+    }
+
+    /// A line of the daemon's log (its stderr, STATE/daemon.log in the background).
+    private static func say(_ line: String) {
+        let text = line.hasPrefix("downloadfs: ") ? line : "downloadfs: mount --rpc: " + line
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// SIGTERM, then up to 5 s for it to end; no door is started after this.
     func stop() {
-        guard let child = process.withLock({ $0 }), child.isRunning else { return }
+        let child = state.withLock { state -> Process? in
+            state.stopping = true
+            return state.process
+        }
+        guard let child, child.isRunning else { return }
         child.terminate()
         let deadline = Date().addingTimeInterval(5)
         while child.isRunning && Date() < deadline { usleep(20_000) }

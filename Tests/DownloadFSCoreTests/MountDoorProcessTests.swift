@@ -25,4 +25,17 @@ final class MountDoorProcessTests: XCTestCase {
                                                daemon: 100, mountpoint: "/home/a/dl"))
         XCTAssertFalse(MountDoorProcess.isDoor(statLine: stat, commandLine: [], daemon: 100, mountpoint: "/home/a/dl"))
     }
+
+    func testADoorThatCrashedComesBackAndOneThatExitedDoesNot() {
+        XCTAssertEqual(MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: false, failedStarts: 0), 1)
+        XCTAssertNil(MountDoorProcess.restartDelay(endedBySignal: false, mountStopping: false, failedStarts: 0),
+                     "exited by itself: its mount went, aria2.shutdown, or a SIGTERM it handled")
+        XCTAssertNil(MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: true, failedStarts: 0))
+    }
+
+    func testEachFailedStartDoublesTheWaitUpToAMinute() {
+        let waits = (0...8).compactMap { MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: false, failedStarts: $0) }
+        XCTAssertEqual(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60])
+        XCTAssertEqual(MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: false, failedStarts: 1000), 60)
+    }
 }

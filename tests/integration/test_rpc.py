@@ -9,9 +9,11 @@ with aria2p from PyPI (in the venv `scripts/install-deps --test` makes).
 import errno
 import json
 import os
+import signal
 import socket
 import subprocess
 import textwrap
+import time
 
 import pytest
 
@@ -431,6 +433,45 @@ def test_r70_r2_mount_rpc_whose_door_cannot_start_fails_and_mounts_nothing(make_
     # The state dir's lock is free again: a mount without the door goes ahead.
     mount.start()
     assert mounted_in_table(mount.mp)
+
+
+def _doors(daemon):
+    """The pids of `downloadfs rpc` children of `daemon`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat, open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+                words = cmdline.read().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == daemon and len(words) > 1 and words[1] == b"rpc":
+            found.append(int(entry))
+    return found
+
+
+def test_r70_the_door_of_mount_rpc_comes_back_after_a_crash_and_not_after_sigterm(make_mount):
+    port = free_port()
+    mount = make_mount("--rpc", "--rpc-listen-port", str(port))
+    [door] = _doors(mount.pid)
+    os.kill(door, signal.SIGKILL)
+    wait_until(lambda: len(_doors(mount.pid)) == 1 and _doors(mount.pid) != [door] and _answers(port),
+               timeout=TIMEOUT, what="the door started again after kill -9")
+    assert "version" in result(Endpoint(port), "aria2.getVersion")
+    assert "starting it again" in mount.output(), mount.output()
+    # Asked to stop (SIGTERM): it stays stopped, and the mount goes on.
+    [again] = _doors(mount.pid)
+    os.kill(again, signal.SIGTERM)
+    wait_until(lambda: not _doors(mount.pid), timeout=TIMEOUT, what="the door gone after SIGTERM")
+    wait_until(lambda: not _answers(port), timeout=TIMEOUT, what="the port closed")
+    # A restart would come 1 s after the end: none may come within 2 s.
+    quiet_until = time.monotonic() + 2
+    while time.monotonic() < quiet_until:
+        assert not _doors(mount.pid), "the door was started again after SIGTERM"
+        time.sleep(0.1)
+    assert mount.ready()
 
 
 def test_r3_r70_downloadfs_unmount_stops_the_door_of_mount_rpc(make_mount):
