@@ -40,6 +40,12 @@ public enum TaskDirectoryNames {
     /// listed.
     public static let reportAttribute = "user.downloadfs.report"
 
+    /// The extended attribute of the task's directory that holds its place
+    /// in the waiting line (`TaskSnapshot.place`) as a number and a
+    /// newline; absent for a task that has none. Answered by name, never
+    /// listed. aria2's door counts `changePosition`'s `POS_CUR` from it.
+    public static let placeAttribute = "user.downloadfs.place"
+
     /// The names of the files every task directory holds.
     public static let fixed: Set<String> = [status, url, control, log, wait]
 

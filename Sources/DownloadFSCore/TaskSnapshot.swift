@@ -18,6 +18,21 @@ public struct TaskSnapshot: Sendable {
 
     public subscript(id: Int64) -> DownloadTask? { tasks[id] }
 
+    /// Where task `id` stands in the waiting line (R30): how many queued
+    /// tasks start before it, `move N`'s N that leaves it where it is. Nil
+    /// for a task that has no place (only a queued or paused one has).
+    /// A walk of every task: for the rare reader that asks (aria2's
+    /// `changePosition`), never for a listing.
+    public func place(of id: Int64) -> Int? {
+        guard let task = tasks[id], task.state == .queued || task.state == .paused else { return nil }
+        var before = 0
+        tasks.forEach { other, candidate in
+            guard other != id, candidate.state == .queued else { return }
+            if (candidate.position, other) < (task.position, id) { before += 1 }
+        }
+        return before
+    }
+
     /// The completed task whose file is called `name`.
     public func completed(named name: String) -> DownloadTask? {
         completedNames[name].flatMap { tasks[$0] }

@@ -26,6 +26,10 @@ public struct MountAttribute: Sendable, Equatable {
         MountAttribute(name: TaskDirectoryNames.reportAttribute, text: """
             Of queue/<id>/: the three above in one value, in that order, a NUL byte between them.
             """),
+        MountAttribute(name: TaskDirectoryNames.placeAttribute, text: """
+            Of queue/<id>/ of a queued or paused task: its place in the waiting line, the N of \
+            move N that leaves it there (0 starts next); absent for any other task.
+            """),
         MountAttribute(name: "user.xdg.origin.url", text: """
             Of a completed file, in files/ and as queue/<id>/<name>: the URL it came from, without \
             user name or password. Listed, so cp -a and rsync -X keep it.

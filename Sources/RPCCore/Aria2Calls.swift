@@ -7,8 +7,9 @@ import Foundation
 ///
 /// Every call goes through the mount's files (`MountView`). Lists come from
 /// `MOUNT/status` (R21), which is in id order: the mount does not show the
-/// waiting line's order, so `tellWaiting` lists waiting tasks by id, and
-/// `changePosition`'s `POS_CUR` counts from a task's place in that list;
+/// waiting line's order, so `tellWaiting` lists waiting tasks by id;
+/// `changePosition`'s `POS_CUR` counts from the task's own place in the
+/// line, which its directory tells (`MountView.place`);
 /// `tellStopped` lists the mount's completed and failed tasks by id, then
 /// the ones this server removed, oldest first (aria2c lists results in the
 /// order they stopped).
@@ -156,7 +157,8 @@ struct Aria2Calls: Sendable {
         let base: Int64
         switch how {
         case "POS_SET": base = 0
-        case "POS_CUR": base = Int64(current)
+        // Its place in the real line; an older mount that does not say: in the listed one.
+        case "POS_CUR": base = Int64(try io({ () throws(MountViewError) in try mount.place(id) }) ?? current)
         case "POS_END": base = last
         default: throw .failure("Illegal argument.")
         }

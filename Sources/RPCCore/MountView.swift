@@ -28,6 +28,10 @@ public protocol MountView: Sendable {
     /// the task is gone. The task's directory answers all three in one
     /// request (`TaskReportAttribute`).
     func task(_ id: Int64, mirrors: Bool, ranges: Bool) throws(MountViewError) -> MountedTask?
+    /// `user.downloadfs.place` of `queue/<id>/`: where the task stands in
+    /// the waiting line (R30); nil when it has no place, or the mount does
+    /// not say (an older daemon).
+    func place(_ id: Int64) throws(MountViewError) -> Int?
     /// `queue/<id>/ctl` read back: the task's settings in force (R30); nil when gone.
     func settings(_ id: Int64) throws(MountViewError) -> String?
     /// `MOUNT/ctl` read back: the mount's settings (R31).

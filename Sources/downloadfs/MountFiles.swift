@@ -115,6 +115,13 @@ struct MountFiles: MountView {
                            ranges: ranges ? try self.ranges(id) : nil)
     }
 
+    func place(_ id: Int64) throws(MountViewError) -> Int? {
+        guard case .value(let text) = try attribute(TaskDirectoryNames.placeAttribute, of: id, what: "the place") else {
+            return nil
+        }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     private static func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
 
     /// The status through its extended attribute: one request to the

@@ -229,6 +229,26 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(order, [5, 2, 6, 3, 4, 1])
     }
 
+    func test_R30_aTasksPlaceIsWhereMoveLeftIt() {
+        var h = Harness(maxActive: 0)
+        h.add(urls(6))
+        XCTAssertEqual(h.control(6, .move(2)), .done)
+        XCTAssertEqual(h.control(1, .move(100)), .done)
+        XCTAssertEqual(h.control(4, .pause), .done)
+        let snapshot = h.set.tasks.snapshot
+        // The line: 2 6 3 5 1 (4 paused, its place kept between 3 and 5).
+        XCTAssertEqual([2, 6, 3, 5, 1].map { snapshot.place(of: $0) }, [0, 1, 2, 3, 4])
+        XCTAssertEqual(snapshot.place(of: 4), 3, "a paused task's place: where `move` would leave it")
+        XCTAssertNil(snapshot.place(of: 99))
+        // `move N` to a task's own place leaves the line as it was.
+        for id: Int64 in [2, 6, 3, 5, 1] {
+            XCTAssertEqual(h.control(id, .move(h.set.tasks.snapshot.place(of: id)!)), .done)
+        }
+        XCTAssertEqual([2, 6, 3, 5, 1].map { h.set.tasks.snapshot.place(of: $0) }, [0, 1, 2, 3, 4])
+        h.global(.maxActive(1))
+        XCTAssertNil(h.set.tasks.snapshot.place(of: 2), "downloading: no place")
+    }
+
     func test_R30_moveRefusesATaskWithoutAPlaceInTheLine() {
         var h = Harness(maxActive: 1)
         h.add(urls(2))

@@ -79,7 +79,8 @@ final class ManualPageTests: XCTestCase {
         }
         for entry in MountEntry.layout { XCTAssertTrue(lines.contains(".It Pa \(entry.path)"), entry.path) }
         for name in [TaskDirectoryNames.statusAttribute, TaskDirectoryNames.mirrorsAttribute,
-                     TaskDirectoryNames.rangesAttribute, TaskDirectoryNames.reportAttribute] {
+                     TaskDirectoryNames.rangesAttribute, TaskDirectoryNames.reportAttribute,
+                     TaskDirectoryNames.placeAttribute] {
             XCTAssertTrue(lines.contains(".It Va \(name)"), name)
         }
     }

@@ -48,6 +48,16 @@ final class Aria2ControlTests: RPCTestCase {
         XCTAssertEqual(failure("aria2.changePosition", [gid(active), .integer(0), .string("POS_SET")]).code, 1)
     }
 
+    func test_POS_CURCountsFromTheTasksPlaceInTheLineItsDirectoryTells() {
+        let ids = (0..<4).map { mount.put("http://h/\($0)") }
+        // Moved before: the last by id stands first in the real line.
+        mount.change(ids[3]) { $0.place = 0 }
+        XCTAssertEqual(result("aria2.changePosition", [gid(ids[3]), .integer(2), .string("POS_CUR")]), .integer(2))
+        mount.change(ids[0]) { $0.place = 3 }
+        XCTAssertEqual(result("aria2.changePosition", [gid(ids[0]), .integer(-1), .string("POS_CUR")]), .integer(2))
+        XCTAssertEqual(mount.writes, ["ctl \(ids[3]) move 2", "ctl \(ids[0]) move 2"])
+    }
+
     func test_removeCancelsAndKeepsTheResultAsRemoved() {
         let id = mount.put("http://h/a.iso", state: .downloading) { $0.view.total = 10 }
         XCTAssertEqual(result("aria2.forceRemove", [gid(id)]), gid(id))

@@ -20,6 +20,8 @@ final class FakeMount: MountView, Sendable {
         var limit: Int64 = 0
         var split: Int?
         var headers: [String] = []
+        /// What `place` answers (the fake keeps no waiting line).
+        var place: Int?
     }
 
     struct State {
@@ -169,6 +171,13 @@ final class FakeMount: MountView, Sendable {
 
     /// Reads of `ctl`s and the table, so a test sees a call that reads only tasks.
     var otherReads: Int { state.withLock { $0.otherReads } }
+
+    func place(_ id: Int64) throws(MountViewError) -> Int? {
+        state.withLock { state in
+            state.otherReads += 1
+            return state.tasks[id]?.place
+        }
+    }
 
     func settings(_ id: Int64) throws(MountViewError) -> String? {
         state.withLock { state in

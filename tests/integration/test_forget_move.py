@@ -7,6 +7,8 @@ import os
 import stat
 import time
 
+import pytest
+
 from support.faultserver import DEFAULT_LAST_MODIFIED_EPOCH
 from support.files import KiB, MiB, content
 from support.mount import expect_errno, write_command
@@ -113,6 +115,12 @@ def test_r30_move_places_a_waiting_task_anywhere_in_the_line(make_mount, faultse
     expect_errno(errno.EINVAL, write_command, mount.task_dir(running) / "ctl", "top")
     expect_errno(errno.EINVAL, write_command, mount.task_dir(waiting[1]) / "ctl", "move -1")
     expect_errno(errno.EINVAL, write_command, mount.task_dir(waiting[1]) / "ctl", "move")
+    # Each task's directory tells its place: the N of `move N` that leaves it there.
+    places = [os.getxattr(mount.task_dir(task), "user.downloadfs.place") for task in waiting]
+    assert places == [b"3\n", b"2\n", b"0\n", b"1\n"], places
+    with pytest.raises(OSError) as no_place:
+        os.getxattr(mount.task_dir(running), "user.downloadfs.place")
+    assert no_place.value.errno == errno.ENODATA
     assert start_order(mount, waiting, 60) == [waiting[2], waiting[3], waiting[1], waiting[0]]
 
 

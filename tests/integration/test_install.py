@@ -166,7 +166,8 @@ def test_r5_man_page_documents_the_mount(prefix, make_mount, faultserver):
     mount.wait_state(done, "completed", timeout=30)
     listed = os.listxattr(mount.mp / "files" / "done.bin")
     assert "user.xdg.origin.url" in listed, listed
-    by_name = ["user.downloadfs.status", "user.downloadfs.mirrors", "user.downloadfs.ranges", "user.downloadfs.report"]
+    by_name = ["user.downloadfs.status", "user.downloadfs.mirrors", "user.downloadfs.ranges", "user.downloadfs.report",
+               "user.downloadfs.place"]
     os.getxattr(mount.task_dir(done), "user.downloadfs.report")  # answered, so it is one to document
     for name in listed + by_name:
         assert name in layout, name

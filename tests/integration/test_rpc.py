@@ -21,7 +21,7 @@ from support.files import KiB, MiB, content
 from support.mount import mounted_in_table
 from support.rpc import (Endpoint, RPCProcess, call, free_port, get, get_call, gid, post, result, venv_python,
                          wait_status)
-from support.waiting import wait_until
+from support.waiting import start_order, wait_until
 
 TIMEOUT = 30
 
@@ -148,6 +148,25 @@ def test_r72_an_unknown_option_adds_nothing(rpc, mount, faultserver):
     reply = call(rpc, "aria2.addUri", [url], {"dir": "/etc"})
     assert "error" in reply
     assert mount.task_ids() == []
+
+
+def test_r72_change_position_pos_cur_counts_from_the_real_place_in_line(downloadfs_bin, make_mount, faultserver,
+                                                                         tmp_path):
+    mount = make_mount("--max-active", "1")
+    server = RPCProcess.downloadfs(downloadfs_bin, mount, tmp_path).wait_ready()
+    try:
+        running = mount.add_one(faultserver.add("/busy.bin", size=2 * MiB, throttle=2 * MiB))
+        mount.wait_state(running, "downloading")
+        waiting = [mount.add_one(faultserver.add(f"/q{i}.bin", size=256 * KiB, seed=i, throttle=2 * MiB))
+                   for i in range(4)]
+        mount.ctl(waiting[3], "top")                   # q3 q0 q1 q2: first in line, last by id
+        # One place back from where it really is: second, not second to last.
+        assert result(server, "aria2.changePosition", gid(waiting[3]), 1, "POS_CUR") == 1
+        assert os.getxattr(mount.task_dir(waiting[3]), "user.downloadfs.place") == b"1\n"
+        assert result(server, "aria2.changePosition", gid(waiting[0]), -5, "POS_CUR") == 0
+        assert start_order(mount, waiting, 60) == [waiting[0], waiting[3], waiting[1], waiting[2]]
+    finally:
+        server.stop()
 
 
 def test_r72_removed_results_stay_until_purged_and_purging_forgets(rpc, mount, faultserver):

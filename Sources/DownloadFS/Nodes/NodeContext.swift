@@ -47,6 +47,13 @@ final class NodeContext: Sendable {
         return entry
     }
 
+    /// Task `id`'s place in the waiting line, nil when it has none.
+    func place(of id: Int64) throws(Errno) -> Int? {
+        let tasks = table.snapshot.tasks
+        guard tasks[id] != nil else { throw .noEntry }
+        return tasks.place(of: id)
+    }
+
     /// The inode of the folder at `folder` under `files/` (`FilesPath`):
     /// `files/` itself for "", nil when there is no such folder.
     func folderInode(_ folder: String) -> UInt64? { Self.folderInode(folder, in: state) }

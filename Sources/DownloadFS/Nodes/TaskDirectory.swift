@@ -65,6 +65,9 @@ struct TaskDirectory: DirectoryNode, UnlinkingDirectory, ExtendedAttributesNode 
             return TaskReportAttribute.joined(status: TaskStatusFile(context: context, id: id).text(entry),
                                               mirrors: TaskURLFile.mirrors(entry) ?? [],
                                               ranges: TaskDataFile.rangesAttribute(entry))
+        case TaskDirectoryNames.placeAttribute:
+            guard let place = try context.place(of: id) else { throw .noAttribute }
+            return Array("\(place)\n".utf8)
         default: throw .noAttribute
         }
     }
