@@ -9,7 +9,7 @@ import pytest
 
 from support.cli import one_line_message, run_cli
 from support.files import MiB, sha256_file, sha256_of
-from support.mount import mounted_in_table, pid_alive, wait_pid_gone
+from support.mount import mounted_in_table, pid_alive, processes, wait_pid_gone
 from support.waiting import wait_until
 
 
@@ -102,27 +102,11 @@ def test_r2_dead_mount_cleared(make_mount):
     assert "new" in os.listdir(mount.mp / "queue")
 
 
-def _processes(matches):
-    """Pids of processes whose argument list (as bytes) `matches`."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                args = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if args and matches(args):
-            pids.append(int(entry))
-    return pids
-
-
 def _auto_unmount_helpers(mountpoint):
     """Pids of fusermount3 processes that hold `mountpoint` (libfuse's
     auto_unmount helper), found by their command line, which names it."""
     target = os.fsencode(str(mountpoint))
-    return _processes(lambda args: args[0].endswith(b"fusermount3") and target in args)
+    return processes(lambda args: args[0].endswith(b"fusermount3") and target in args)
 
 
 def test_r2_dead_mount_with_cached_root_cleared(make_mount):
@@ -204,7 +188,7 @@ def test_r3_sigterm_checkpoints_and_resumes(mount, faultserver):
 def _daemons_using(state_dir):
     """Pids of processes whose command line names `state_dir` (our daemons)."""
     target = str(state_dir).encode()
-    return [pid for pid in _processes(lambda args: target in args) if pid_alive(pid)]
+    return [pid for pid in processes(lambda args: target in args) if pid_alive(pid)]
 
 
 def _assert_refused_cleanly(mount, workdir):

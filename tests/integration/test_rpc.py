@@ -18,7 +18,7 @@ import time
 import pytest
 
 from support.files import KiB, MiB, content
-from support.mount import mounted_in_table
+from support.mount import mounted_in_table, parent_of, processes
 from support.rpc import (Endpoint, RPCProcess, call, free_port, get, get_call, gid, post, result, venv_python,
                          wait_status)
 from support.waiting import start_order, wait_until
@@ -456,24 +456,15 @@ def test_r70_r2_mount_rpc_whose_door_cannot_start_fails_and_mounts_nothing(make_
 
 def _doors(daemon):
     """The pids of `downloadfs rpc` children of `daemon`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat, open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-                words = cmdline.read().split(b"\0")
-        except (OSError, IndexError, ValueError):
-            continue
-        if parent == daemon and len(words) > 1 and words[1] == b"rpc":
-            found.append(int(entry))
-    return found
+    return [pid for pid in processes(lambda args: len(args) > 1 and args[1] == b"rpc") if parent_of(pid) == daemon]
 
 
 def test_r70_the_door_of_mount_rpc_comes_back_after_a_crash_and_not_after_sigterm(make_mount):
     port = free_port()
     mount = make_mount("--rpc", "--rpc-listen-port", str(port))
+    # A foreground mount is ready before its door listens; one killed while
+    # starting fails the mount, as one that cannot start does.
+    wait_until(lambda: _answers(port), timeout=TIMEOUT, what="the door of mount --rpc")
     [door] = _doors(mount.pid)
     os.kill(door, signal.SIGKILL)
     wait_until(lambda: len(_doors(mount.pid)) == 1 and _doors(mount.pid) != [door] and _answers(port),

@@ -39,6 +39,31 @@ def mounted_in_table(path):
     return False
 
 
+def processes(matches):
+    """Pids of processes whose argument list (as bytes) `matches`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                args = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if args and matches(args):
+            pids.append(int(entry))
+    return pids
+
+
+def parent_of(pid):
+    """The parent pid of `pid`, None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def pid_alive(pid):
     """True if `pid` exists and is not a zombie."""
     try:
