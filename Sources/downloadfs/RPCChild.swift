@@ -64,7 +64,14 @@ final class RPCChild: Sendable {
         let said = Self.firstLine(of: output.fileHandleForReading.fileDescriptor, within: Self.startDeadline)
         try? output.fileHandleForReading.close()
         if said == RPCCommand.readyLine {
-            state.withLock { $0.process = child }
+            // A restart that ends as the mount stops: no door outlives it.
+            guard state.withLock({ state -> Bool in
+                if !state.stopping { state.process = child }
+                return !state.stopping
+            }) else {
+                child.terminate()
+                return nil
+            }
             return nil
         }
         if child.isRunning {
@@ -116,14 +123,14 @@ final class RPCChild: Sendable {
     /// Starts the door again until it listens or the mount stops, waiting
     /// longer after each start that fails.
     private func restart() {
-        var failed = 0
+        var (failed, last) = (0, String?.none)
         while let delay = MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: state.withLock { $0.stopping },
                                                         failedStarts: failed) {
-            Thread.sleep(forTimeInterval: failed == 0 ? 1 : delay)
+            if let last { Self.say("\(last); trying again in \(Int(delay)) s") }
+            Thread.sleep(forTimeInterval: delay)
             if state.withLock({ $0.stopping }) { return }
             guard let failure = start() else { return Self.say("the door listens again") }
-            failed += 1
-            Self.say("\(failure); trying again in \(Int(MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: false, failedStarts: failed) ?? 0)) s")
+            (failed, last) = (failed + 1, failure)
         }
     }
 
