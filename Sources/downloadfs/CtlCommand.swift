@@ -32,7 +32,9 @@ struct CtlCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("A task id, or all for the mount's own ctl.", valueName: "id|all"))
     var target: String
 
-    @Argument(help: ArgumentHelp("The command and its argument, e.g. pause or limit 2M.", valueName: "command"))
+    /// Dashes included (`move -1`: the mount says why it refuses it).
+    @Argument(parsing: .allUnrecognized,
+              help: ArgumentHelp("The command and its argument, e.g. pause or limit 2M.", valueName: "command"))
     var words: [String] = []
 
     func validate() throws {

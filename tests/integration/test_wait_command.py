@@ -138,6 +138,10 @@ def test_r4_ctl_refused_prints_the_reason_and_exits_1(mount, faultserver, downlo
     assert result.returncode == 1 and "no task 99" in result.stderr, result
     result = run_cli([downloadfs_bin, "ctl", "--mount", mount.mp, "every", "pause"], tmp_path, timeout=10)
     assert result.returncode != 0 and one_line_message(result.stderr), result
+    # A word that looks like an option is the command's, for the mount to judge;
+    # --mount is still taken after the command.
+    result = run_cli([downloadfs_bin, "ctl", task, "move", "-1", "--mount", mount.mp], tmp_path, timeout=10)
+    assert result.returncode == 1 and 'bad place "-1"' in result.stderr, result
 
 
 def test_r4_ctl_all_writes_the_mounts_ctl(mount, downloadfs_bin, tmp_path):
