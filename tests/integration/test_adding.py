@@ -307,6 +307,18 @@ def test_r14_bad_file_refused_as_a_whole(mount, faultserver, tmp_path):
                "the refused file to leave the listing")
 
 
+def test_r14_a_file_named_like_a_task_is_refused_with_a_reason(mount, faultserver, tmp_path):
+    """`queue/<number>` is a task's name (one may take it any time): such a
+    file is refused with EINVAL and a log line, not "File exists"."""
+    urls = tmp_path / "99999"
+    urls.write_text(f"{faultserver.add('/numbered.bin', size=1000)}\n")
+    result = subprocess.run(["cp", str(urls), str(mount.mp / "queue") + "/"],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode != 0 and "Invalid argument" in result.stderr, result
+    assert mount.task_ids() == []
+    assert "queue/99999: refused: a name that is a number is a task's" in mount.log()
+
+
 # -- R11: parsing takes time linear in the input ----------------------------------
 
 HEADER_LINES = 200_000

@@ -47,7 +47,13 @@ struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, Cre
 
     /// R14: any other new file in `queue/` is a one-shot `queue/new`.
     func create(_ name: String) throws(Errno) -> (node: any Node, file: any OpenFile) {
-        if name == "new" || Int64(name) != nil { throw .exists }
+        if name == "new" { throw .exists }
+        // A number names a task's directory (one may get it any time): not a file's.
+        if Int64(name) != nil {
+            context.log.daemon("queue/\(name): refused: a name that is a number is a task's (queue/<id>); "
+                               + "give the file another name, e.g. \(name).txt", level: .warning)
+            throw .invalid
+        }
         guard let number = context.dropIns.register(name) else { throw .exists }
         return (DropInFile(context: context, number: number),
                 InputHandle(context: context, dropIn: (name: name, number: number)))
