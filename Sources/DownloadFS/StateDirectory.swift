@@ -24,18 +24,29 @@ public struct StateDirectory: Sendable {
     /// Makes the folders a file at `path` (`FilesPath`) goes into, each
     /// that is missing (R35: `dir=` creates them).
     func makeFolders(for path: String) throws(FolderBlockedError) {
-        var folder = ""
-        for part in FilesPath.folder(of: path).split(separator: "/") {
-            folder = FilesPath.join(folder, part)
-            if mkdir(file(folder), 0o755) == 0 || errno == EEXIST && isFolder(folder) { continue }
-            throw FolderBlockedError(folder: folder, cause: errno == EEXIST ? .fileInTheWay
-                                                                            : .system(String(cString: strerror(errno))))
-        }
+        let parts = FilesPath.folder(of: path).split(separator: "/")
+        // Not through a link: a folder of files/ is a folder of the state dir.
+        guard let (index, cause) = Self.makeEach(parts, under: filesDir, followingLinks: false) else { return }
+        throw FolderBlockedError(folder: parts[...index].joined(separator: "/"), cause: cause)
     }
 
-    private func isFolder(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(file(path), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    /// `mkdir -p`: each of `parts` under `base` in turn, made when missing
+    /// (the last with `lastMode`, the others 0755). Nil when each is a
+    /// directory at the end; else the index of the first that is not, and
+    /// why (mkdir(2)'s own reason).
+    static func makeEach(_ parts: [Substring], under base: String, lastMode: mode_t = 0o755,
+                         followingLinks: Bool) -> (index: Int, cause: FolderBlockedError.Cause)? {
+        var path = base
+        for (index, part) in parts.enumerated() {
+            path += "/" + part
+            if mkdir(path, index == parts.count - 1 ? lastMode : 0o755) == 0 { continue }
+            let code = errno
+            var info = stat()
+            let found = followingLinks ? stat(path, &info) : lstat(path, &info)
+            if code == EEXIST && found == 0 && info.st_mode & S_IFMT == S_IFDIR { continue }
+            return (index, code == EEXIST ? .fileInTheWay : .system(String(cString: strerror(code))))
+        }
+        return nil
     }
 
     /// The default: ${XDG_DATA_HOME:-$HOME/.local/share}/downloadfs (R1).
@@ -56,8 +67,15 @@ public struct StateDirectory: Sendable {
     /// shared-memory files the mode of the database file.
     public func create() throws(DaemonError) {
         for dir in [root, partialDir, filesDir] {
-            if let problem = Self.makeDirectories(dir, mode: dir == root ? 0o700 : 0o755) {
-                throw DaemonError("cannot create the state dir \(dir): \(problem)")
+            let parts = dir.split(separator: "/")
+            if let (index, cause) = Self.makeEach(parts, under: dir.hasPrefix("/") ? "" : ".",
+                                                  lastMode: dir == root ? 0o700 : 0o755, followingLinks: true) {
+                let blocked = (dir.hasPrefix("/") ? "/" : "") + parts[...index].joined(separator: "/")
+                let why = switch cause {
+                case .fileInTheWay: "\(blocked) is a file, not a directory"
+                case .system(let reason): "\(blocked): \(reason)"
+                }
+                throw DaemonError("cannot create the state dir \(dir): \(why)")
             }
             guard access(dir, W_OK) == 0 else {
                 throw DaemonError("cannot write to the state dir \(dir): \(String(cString: strerror(errno)))")
@@ -88,23 +106,5 @@ public struct StateDirectory: Sendable {
             }
         }
         return notes
-    }
-
-    /// `mkdir -p`, the last directory made with `mode`, with mkdir(2)'s own
-    /// reason for a failure (Foundation's was "NSCocoaErrorDomain error 512"
-    /// for a file in the way): nil when `path` is a directory at the end.
-    static func makeDirectories(_ path: String, mode: mode_t) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for (index, part) in parts.enumerated() {
-            prefix += "/" + part
-            if mkdir(prefix, index == parts.count - 1 ? mode : 0o755) == 0 { continue }
-            let code = errno
-            var st = stat()
-            if code == EEXIST && stat(prefix, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { continue }
-            if code == EEXIST { return "\(prefix) is a file, not a directory" }
-            return "\(prefix): \(String(cString: strerror(code)))"
-        }
-        return nil
     }
 }

@@ -22,6 +22,21 @@ public enum MountDoorProcess {
         return words.count >= 4 && Array(words[1...3]) == arguments(mountpoint: mountpoint, options: [])
     }
 
+    /// What a door `mount --rpc` started writes first on its stdout once it
+    /// listens; a door that cannot start writes its one line there instead.
+    public static let readyLine = "ready"
+
+    /// What `mount --rpc` makes of the first line its door wrote (nil when
+    /// none came within `seconds`): nil when it listens, else the one line
+    /// saying why not (R70, R2).
+    public static func startFailure(firstLine: String?, within seconds: Int) -> String? {
+        guard firstLine != readyLine else { return nil }
+        guard let firstLine, !firstLine.isEmpty else {
+            return "downloadfs: mount --rpc: downloadfs rpc did not start within \(seconds) s"
+        }
+        return firstLine
+    }
+
     /// After a door that listened has ended: the seconds to wait before
     /// starting it again, nil to leave it stopped. One ended by a signal (a
     /// crash, `kill -9`) comes back, for as long as the mount lives (R70);

@@ -25,10 +25,12 @@ public struct TaskSnapshot: Sendable {
     /// `changePosition`), never for a listing.
     public func place(of id: Int64) -> Int? {
         guard let task = tasks[id], task.state == .queued || task.state == .paused else { return nil }
+        let own = WaitingLine.Entry(position: task.position, id: id)
         var before = 0
         tasks.forEach { other, candidate in
-            guard other != id, candidate.state == .queued else { return }
-            if (candidate.position, other) < (task.position, id) { before += 1 }
+            if other != id, candidate.state == .queued, WaitingLine.Entry(position: candidate.position, id: other) < own {
+                before += 1
+            }
         }
         return before
     }

@@ -137,8 +137,7 @@ final class EasyTransfer {
     func configure(_ options: ConnectionOptions, known: StoredProgress, trust: TLSTrust,
                    bufferSize: Int) -> TransferFailure? {
         let (used, rc) = pool.configure(handle, kept: handleWasKept) { handle in
-            self.handle = handle
-            return setOptions(options, known: known, trust: trust, bufferSize: bufferSize)
+            setOptions(on: handle, options, known: known, trust: trust, bufferSize: bufferSize)
         }
         handle = used
         return rc == CURLE_OK ? nil : .badURL(Curl.describe(rc))
@@ -146,8 +145,8 @@ final class EasyTransfer {
 
     /// Every option on `handle`; the first code curl refused one with.
     /// Run again on a new handle when a kept one refused (`TransferPool.configure`).
-    private func setOptions(_ options: ConnectionOptions, known: StoredProgress, trust: TLSTrust,
-                            bufferSize: Int) -> CURLcode {
+    private func setOptions(on handle: UnsafeMutableRawPointer, _ options: ConnectionOptions, known: StoredProgress,
+                            trust: TLSTrust, bufferSize: Int) -> CURLcode {
         usedCookies = false
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil

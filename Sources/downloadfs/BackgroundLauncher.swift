@@ -37,29 +37,14 @@ enum BackgroundLauncher {
             FileHandle.standardError.write(Data("downloadfs: mount: cannot start the daemon: \(String(cString: strerror(rc)))\n".utf8))
             return 1
         }
-        // Read until the child closes the pipe (ready, or dead), with a deadline.
-        var output = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            var fds = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
-            let ready = poll(&fds, 1, 500)
-            if ready < 0 && errno != EINTR { break }
-            if ready <= 0 { continue }
-            let n = read(pipeFDs[0], &buffer, buffer.count)
-            if n <= 0 { break }
-            output += buffer[..<n]
-            if output.starts(with: Array("ok\n".utf8)) { break }
-        }
+        // Its one line (ready, or why not), or none: it died, or hung.
+        let said = ReportPipe.firstLine(of: pipeFDs[0], within: 60)
         close(pipeFDs[0])
-        let text = String(decoding: output, as: UTF8.self)
-        if text.hasPrefix("ok\n") { return 0 }
+        if said == "ok" { return 0 }
         var status: Int32 = 0
         waitpid(pid, &status, WNOHANG)
-        let message = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        FileHandle.standardError.write(Data((message.isEmpty
-            ? "downloadfs: mount: the daemon exited before the mount was ready"
-            : message).utf8 + [10]))
+        FileHandle.standardError.write(Data((said.flatMap { $0.isEmpty ? nil : $0 }
+            ?? "downloadfs: mount: the daemon exited before the mount was ready").utf8 + [10]))
         return 1
     }
 }

@@ -133,6 +133,14 @@ struct MountCommand: ParsableCommand {
         // R70: the door starts once the mount is ready, and goes with it.
         let door = rpc ? RPCChild(mountpoint: MountPreflight.absolute(mountpoint), options: rpcOptions) : nil
         let doorFailure = Mutex(String?.none)
+        /// The mount failed: its one line to `mount` (and, detached, to the
+        /// daemon's own log, STATE/daemon.log once open), exit 1.
+        func fail(_ line: String) -> ExitCode {
+            let bytes = Array((line + "\n").utf8)
+            _ = Glibc.write(report, bytes, bytes.count)
+            if daemonChild { _ = Glibc.write(2, bytes, bytes.count) }
+            return ExitCode(1)
+        }
         do {
             let code = try Daemon.run(configuration) {
                 if let door, let line = door.start() {
@@ -147,19 +155,10 @@ struct MountCommand: ParsableCommand {
                 close(report)
             }
             door?.stop()
-            if let failure = doorFailure.withLock({ $0 }) {
-                let line = Array((failure + "\n").utf8)
-                _ = Glibc.write(report, line, line.count)
-                if daemonChild { _ = Glibc.write(2, line, line.count) }
-                throw ExitCode(1)
-            }
+            if let failure = doorFailure.withLock({ $0 }) { throw fail(failure) }
             throw ExitCode(code)
         } catch let error as DaemonError {
-            let line = Array("downloadfs: mount: \(error.message)\n".utf8)
-            _ = Glibc.write(report, line, line.count)
-            // The detached daemon's own log (STATE/daemon.log, once open) keeps it too.
-            if daemonChild { _ = Glibc.write(2, line, line.count) }
-            throw ExitCode(1)
+            throw fail("downloadfs: mount: \(error.message)")
         }
     }
 }

@@ -43,12 +43,12 @@ final class RPCChild: Sendable {
     }
 
     /// How long the door may take to listen.
-    static let startDeadline: TimeInterval = 15
+    static let startDeadline = 15
 
-    /// Starts it and waits until it listens (`RPCCommand.readyLine` on its
-    /// stdout). Nil once it does; else the one line saying why not (a port
-    /// in use, a secret file missing or readable by others), and no door
-    /// runs: `mount --rpc` then fails as a whole (R70, R2).
+    /// Starts it and waits until it listens (`MountDoorProcess.readyLine` on
+    /// its stdout). Nil once it does; else the one line saying why not (a
+    /// port in use, a secret file missing or readable by others), and no
+    /// door runs: `mount --rpc` then fails as a whole (R70, R2).
     func start() -> String? {
         let child = Process()
         child.terminationHandler = { [weak self] ended in self?.ended(ended) }
@@ -61,49 +61,26 @@ final class RPCChild: Sendable {
             return "downloadfs: mount --rpc: cannot start downloadfs rpc: \(error)"
         }
         try? output.fileHandleForWriting.close()
-        let said = Self.firstLine(of: output.fileHandleForReading.fileDescriptor, within: Self.startDeadline)
+        let said = ReportPipe.firstLine(of: output.fileHandleForReading.fileDescriptor,
+                                        within: TimeInterval(Self.startDeadline))
         try? output.fileHandleForReading.close()
-        if said == RPCCommand.readyLine {
-            // A restart that ends as the mount stops: no door outlives it.
-            guard state.withLock({ state -> Bool in
-                if !state.stopping { state.process = child }
-                return !state.stopping
-            }) else {
-                child.terminate()
-                return nil
-            }
-            return nil
+        let failure = MountDoorProcess.startFailure(firstLine: said, within: Self.startDeadline)
+        // A door that listens is kept, unless the mount stopped meanwhile (a restart's).
+        let kept = failure == nil && state.withLock { state -> Bool in
+            if !state.stopping { state.process = child }
+            return !state.stopping
         }
-        if child.isRunning {
-            child.terminate()
-            let deadline = Date().addingTimeInterval(5)
-            while child.isRunning && Date() < deadline { usleep(20_000) }
-            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
-        }
-        guard let said, !said.isEmpty else {
-            return "downloadfs: mount --rpc: downloadfs rpc did not start within \(Int(Self.startDeadline)) s"
-        }
-        return said
+        if !kept { Self.end(child) }
+        return failure
     }
 
-    /// The first line `fd` gives within `seconds`; nil when none came (it
-    /// closed without one, or the time ran out).
-    private static func firstLine(of fd: Int32, within seconds: TimeInterval) -> String? {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline && !bytes.contains(10) {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 200)
-            if ready < 0 && errno != EINTR { break }
-            if ready <= 0 { continue }
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            bytes += buffer[..<n]
-        }
-        guard !bytes.isEmpty else { return nil }
-        let line = bytes.split(separator: 10, omittingEmptySubsequences: false).first ?? []
-        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    /// SIGTERM, then up to 5 s for it to end, then SIGKILL.
+    private static func end(_ child: Process) {
+        guard child.isRunning else { return }
+        child.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while child.isRunning && Date() < deadline { usleep(20_000) }
+        if child.isRunning { kill(child.processIdentifier, SIGKILL) }
     }
 
     /// The door that listened has ended: started again if it crashed,
@@ -140,15 +117,12 @@ final class RPCChild: Sendable {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// SIGTERM, then up to 5 s for it to end; no door is started after this.
+    /// Ends the door (`end`); no door is started after this.
     func stop() {
         let child = state.withLock { state -> Process? in
             state.stopping = true
             return state.process
         }
-        guard let child, child.isRunning else { return }
-        child.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while child.isRunning && Date() < deadline { usleep(20_000) }
+        if let child { Self.end(child) }
     }
 }

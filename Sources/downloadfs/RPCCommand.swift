@@ -40,17 +40,13 @@ struct RPCCommand: ParsableCommand {
     /// How often the door looks whether its mount is still there.
     static let mountCheckInterval: DispatchTimeInterval = .seconds(2)
 
-    /// What a door `mount --rpc` started writes on its stdout once it
-    /// listens (`RPCChild` waits for it); a door that cannot start writes its
-    /// one line there instead, so `mount` can say it (R70, R2).
-    static let readyLine = "ready"
-
     func run() throws {
         let root = MountPreflight.absolute(mountpoint)
-        // Started by `mount --rpc`: its failure to start is the mount's to say.
-        let door = stopMountOnShutdown
+        // Started by `mount --rpc`: its failure to start is the mount's to
+        // say (`RPCChild` reads it on our stdout), and its shutdown unmounts.
+        let stopMount = stopMountOnShutdown
         func failure(_ error: ClientError) -> ExitCode {
-            guard door else { return error.exit() }
+            guard stopMount else { return error.exit() }
             FileHandle.standardOutput.write(Data((error.description + "\n").utf8))
             return ExitCode(1)
         }
@@ -60,7 +56,6 @@ struct RPCCommand: ParsableCommand {
         let secret: String?
         do { secret = try options.resolvedSecret() } catch { throw failure(error) }
 
-        let stopMount = stopMountOnShutdown
         let serverBox = Mutex<RPCServer?>(nil)
         let stop: @Sendable () -> Void = { serverBox.withLock { $0 }?.stop() }
         let dispatcher = Aria2Dispatcher(mount: MountFiles(path: root), secret: secret, version: ProductVersion.current,
@@ -86,8 +81,8 @@ struct RPCCommand: ParsableCommand {
         do { try server.start() } catch {
             throw failure(ClientError("rpc: \(error.message)"))
         }
-        if door {
-            FileHandle.standardOutput.write(Data((Self.readyLine + "\n").utf8))
+        if stopMount {
+            FileHandle.standardOutput.write(Data((MountDoorProcess.readyLine + "\n").utf8))
             // Nobody reads the pipe after this line: stdout goes nowhere.
             let null = open("/dev/null", O_WRONLY)
             if null >= 0 { dup2(null, 1); close(null) }

@@ -38,4 +38,14 @@ final class MountDoorProcessTests: XCTestCase {
         XCTAssertEqual(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60])
         XCTAssertEqual(MountDoorProcess.restartDelay(endedBySignal: true, mountStopping: false, failedStarts: 1000), 60)
     }
+
+    func testTheDoorsFirstLineSaysWhetherItListens() {
+        XCTAssertNil(MountDoorProcess.startFailure(firstLine: MountDoorProcess.readyLine, within: 15))
+        let inUse = "downloadfs: rpc: port 6800 is in use: another program listens on it"
+        XCTAssertEqual(MountDoorProcess.startFailure(firstLine: inUse, within: 15), inUse)
+        for silent in [nil, ""] {
+            XCTAssertEqual(MountDoorProcess.startFailure(firstLine: silent, within: 15),
+                           "downloadfs: mount --rpc: downloadfs rpc did not start within 15 s")
+        }
+    }
 }
