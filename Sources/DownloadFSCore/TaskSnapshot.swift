@@ -35,6 +35,20 @@ public struct TaskSnapshot: Sendable {
         return before
     }
 
+    /// The queued and paused tasks in the order they will start (R30): the
+    /// waiting line's own order. A walk of every task and a sort of the
+    /// waiting ones: for the rare reader that asks (aria2's `tellWaiting`,
+    /// `WaitingLineAttribute`), never for a listing.
+    public func waitingLine() -> [Int64] {
+        var entries: [WaitingLine.Entry] = []
+        tasks.forEach { id, task in
+            if task.state == .queued || task.state == .paused {
+                entries.append(WaitingLine.Entry(position: task.position, id: id))
+            }
+        }
+        return entries.sorted(by: <).map(\.id)
+    }
+
     /// The completed task whose file is called `name`.
     public func completed(named name: String) -> DownloadTask? {
         completedNames[name].flatMap { tasks[$0] }

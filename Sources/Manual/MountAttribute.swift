@@ -30,6 +30,10 @@ public struct MountAttribute: Sendable, Equatable {
             Of queue/<id>/ of a queued or paused task: its place in the waiting line, the N of \
             move N that leaves it there (0 starts next); absent for any other task.
             """),
+        MountAttribute(name: WaitingLineAttribute.name, text: """
+            Of queue/: the waiting line, queued and paused tasks in the order they will start, one \
+            id per line; past 64 KiB (about 9,000 tasks) a last line +N counts the rest.
+            """),
         MountAttribute(name: "user.xdg.origin.url", text: """
             Of a completed file, in files/ and as queue/<id>/<name>: the URL it came from, without \
             user name or password. Listed, so cp -a and rsync -X keep it.

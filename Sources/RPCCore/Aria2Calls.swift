@@ -6,8 +6,9 @@ import Foundation
 /// JSON-RPC around it (envelopes, batches, the token, `system.*`).
 ///
 /// Every call goes through the mount's files (`MountView`). Lists come from
-/// `MOUNT/status` (R21), which is in id order: the mount does not show the
-/// waiting line's order, so `tellWaiting` lists waiting tasks by id;
+/// `MOUNT/status` (R21), which is in id order, but for `tellWaiting`,
+/// which lists waiting tasks in the order they will start, as aria2c does,
+/// from `queue/`'s `user.downloadfs.line` (`MountView.waitingLine`);
 /// `changePosition`'s `POS_CUR` counts from the task's own place in the
 /// line, which its directory tells (`MountView.place`);
 /// `tellStopped` lists the mount's completed and failed tasks by id, then
@@ -61,8 +62,7 @@ struct Aria2Calls: Sendable {
         case .tellWaiting:
             let window = ResultWindow(offset: try params.integer(0), num: try params.count(1))
             let keys = try params.optionalStrings(2)
-            let waiting = try rows(atMost: window.itemsNeeded) { [.waiting, .paused].contains(Aria2State($0)) }
-            return try list(window.slice(waiting), keys: keys)
+            return try list(window.slice(waiting(atMost: window.itemsNeeded)), keys: keys)
         case .tellStopped:
             let window = ResultWindow(offset: try params.integer(0), num: try params.count(1))
             let keys = try params.optionalStrings(2)
@@ -290,6 +290,20 @@ struct Aria2Calls: Sendable {
             }
         }
         return ids
+    }
+
+    /// Waiting and paused tasks in the order they will start, at least the
+    /// first `limit` of them: the mount's line, and past what its attribute
+    /// holds (about 9,000 tasks), or from a mount that does not give it,
+    /// the table's by id.
+    private func waiting(atMost limit: Int?) throws(Aria2Error) -> [Int64] {
+        let isWaiting = { (state: TaskState) in [.waiting, .paused].contains(Aria2State(state)) }
+        guard let line = try io({ () throws(MountViewError) in try mount.waitingLine() }) else {
+            return try rows(atMost: limit, isWaiting)
+        }
+        if line.more == 0 || limit.map({ $0 <= line.ids.count }) == true { return line.ids }
+        let listed = Set(line.ids)
+        return line.ids + (try rows(isWaiting)).filter { !listed.contains($0) }
     }
 
     /// The entries of tasks `ids`; a task gone since the table was read is left out.

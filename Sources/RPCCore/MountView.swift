@@ -32,6 +32,10 @@ public protocol MountView: Sendable {
     /// the waiting line (R30); nil when it has no place, or the mount does
     /// not say (an older daemon).
     func place(_ id: Int64) throws(MountViewError) -> Int?
+    /// `user.downloadfs.line` of `queue/`: the waiting line in start order
+    /// (`WaitingLineAttribute`), as far as 64 KiB holds it, and how many
+    /// more wait; nil when the mount does not say (an older daemon).
+    func waitingLine() throws(MountViewError) -> (ids: [Int64], more: Int)?
     /// `queue/<id>/ctl` read back: the task's settings in force (R30); nil when gone.
     func settings(_ id: Int64) throws(MountViewError) -> String?
     /// `MOUNT/ctl` read back: the mount's settings (R31).

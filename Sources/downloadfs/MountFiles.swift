@@ -122,6 +122,13 @@ struct MountFiles: MountView {
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    func waitingLine() throws(MountViewError) -> (ids: [Int64], more: Int)? {
+        guard case .value(let text) = try attribute(WaitingLineAttribute.name, at: "queue", what: "the waiting line") else {
+            return nil
+        }
+        return WaitingLineAttribute.parse(text)
+    }
+
     private static func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
 
     /// The status through its extended attribute: one request to the
@@ -165,7 +172,11 @@ struct MountFiles: MountView {
 
     /// The attribute `name` of task `id`'s directory, in one request.
     private func attribute(_ name: String, of id: Int64, what: String) throws(MountViewError) -> Attribute {
-        let file = path + "/queue/\(id)"
+        try attribute(name, at: "queue/\(id)", what: what)
+    }
+
+    private func attribute(_ name: String, at relative: String, what: String) throws(MountViewError) -> Attribute {
+        let file = path + "/" + relative
         // Not zeroed: a status is a few hundred bytes of a 64 KiB buffer.
         var code: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: 65536) { buffer, count in

@@ -249,6 +249,20 @@ final class TaskSetTests: XCTestCase {
         XCTAssertNil(h.set.tasks.snapshot.place(of: 2), "downloading: no place")
     }
 
+    func test_R30_theWaitingLineListsQueuedAndPausedTasksInStartOrder() {
+        var h = Harness(maxActive: 0)
+        h.add(urls(6))
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [1, 2, 3, 4, 5, 6])
+        XCTAssertEqual(h.control(6, .move(2)), .done)
+        XCTAssertEqual(h.control(1, .move(100)), .done)
+        XCTAssertEqual(h.control(4, .pause), .done)
+        // Each task's place is its index among the queued ones before it.
+        let line = h.set.tasks.snapshot.waitingLine()
+        XCTAssertEqual(line, [2, 6, 3, 4, 5, 1], "the paused task keeps its place in the line")
+        h.global(.maxActive(2))
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [3, 4, 5, 1], "the two that started left the line")
+    }
+
     func test_R30_moveRefusesATaskWithoutAPlaceInTheLine() {
         var h = Harness(maxActive: 1)
         h.add(urls(2))

@@ -65,6 +65,28 @@ final class Aria2ListTests: RPCTestCase {
         XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(-1), .integer(1)])), [Aria2GID.text(ids[49])])
     }
 
+    /// A front end's "move up" must show: the mount's line, not the ids' order.
+    func test_tellWaitingListsTheWaitingLineInStartOrder() {
+        let ids = (0..<4).map { mount.put("http://h/\($0)", state: $0 == 2 ? .paused : .queued) }
+        mount.setLine([ids[3], ids[0], ids[2], ids[1]])
+        let before = mount.tableLinesRead
+        XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(0), .integer(1000)])),
+                       [ids[3], ids[0], ids[2], ids[1]].map(Aria2GID.text))
+        XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(-1), .integer(2)])), [ids[1], ids[2]].map(Aria2GID.text))
+        XCTAssertEqual(mount.tableLinesRead, before, "the line is enough: no table read")
+    }
+
+    /// Past the 64 KiB the attribute holds, the rest of the waiting tasks by id.
+    func test_tellWaitingPastACutLineTakesTheRestFromTheTable() {
+        let ids = (0..<5).map { mount.put("http://h/\($0)", state: .queued) }
+        mount.setLine([ids[4], ids[1]], more: 3)
+        let before = mount.tableLinesRead
+        XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(0), .integer(2)])), [ids[4], ids[1]].map(Aria2GID.text))
+        XCTAssertEqual(mount.tableLinesRead, before, "a window within the line reads no table")
+        XCTAssertEqual(gids(result("aria2.tellWaiting", [.integer(0), .integer(10)])),
+                       [ids[4], ids[1], ids[0], ids[2], ids[3]].map(Aria2GID.text))
+    }
+
     func test_tellStoppedListsEndedThenRemoved() {
         let done = mount.put("http://h/a", state: .completed)
         let failed = mount.put("http://h/b", state: .failed)

@@ -36,6 +36,8 @@ final class FakeMount: MountView, Sendable {
         /// Reads of anything but one task: `ctl`s and the table.
         var otherReads = 0
         var rangesRead: [Int64] = []
+        /// What `waitingLine` answers; nil: as a mount without the attribute.
+        var line: (ids: [Int64], more: Int)?
     }
 
     let path = "/home/u/dl"
@@ -177,6 +179,13 @@ final class FakeMount: MountView, Sendable {
             state.otherReads += 1
             return state.tasks[id]?.place
         }
+    }
+
+    /// Sets what `waitingLine` answers.
+    func setLine(_ ids: [Int64], more: Int = 0) { state.withLock { $0.line = (ids, more) } }
+
+    func waitingLine() throws(MountViewError) -> (ids: [Int64], more: Int)? {
+        state.withLock { $0.line }
     }
 
     func settings(_ id: Int64) throws(MountViewError) -> String? {

@@ -150,12 +150,11 @@ def test_r72_an_unknown_option_adds_nothing(rpc, mount, faultserver):
     assert mount.task_ids() == []
 
 
-def test_r72_change_position_pos_cur_counts_from_the_real_place_in_line(downloadfs_bin, make_mount, faultserver,
-                                                                         tmp_path):
+def test_r72_change_position_and_tell_waiting_follow_the_real_line(downloadfs_bin, make_mount, faultserver, tmp_path):
     mount = make_mount("--max-active", "1")
     server = RPCProcess.downloadfs(downloadfs_bin, mount, tmp_path).wait_ready()
     try:
-        running = mount.add_one(faultserver.add("/busy.bin", size=2 * MiB, throttle=2 * MiB))
+        running = mount.add_one(faultserver.add("/busy.bin", size=4 * MiB, throttle=2 * MiB))
         mount.wait_state(running, "downloading")
         waiting = [mount.add_one(faultserver.add(f"/q{i}.bin", size=256 * KiB, seed=i, throttle=2 * MiB))
                    for i in range(4)]
@@ -164,7 +163,14 @@ def test_r72_change_position_pos_cur_counts_from_the_real_place_in_line(download
         assert result(server, "aria2.changePosition", gid(waiting[3]), 1, "POS_CUR") == 1
         assert os.getxattr(mount.task_dir(waiting[3]), "user.downloadfs.place") == b"1\n"
         assert result(server, "aria2.changePosition", gid(waiting[0]), -5, "POS_CUR") == 0
-        assert start_order(mount, waiting, 60) == [waiting[0], waiting[3], waiting[1], waiting[2]]
+        line = [waiting[0], waiting[3], waiting[1], waiting[2]]
+        # The line in start order, as aria2c lists its waiting queue: what a web front end shows after "move up".
+        assert os.getxattr(mount.mp / "queue", "user.downloadfs.line") == "".join(f"{i}\n" for i in line).encode()
+        assert "user.downloadfs.line" not in os.listxattr(mount.mp / "queue")
+        assert [item["gid"] for item in result(server, "aria2.tellWaiting", 0, 10, ["gid"])] == [gid(i) for i in line]
+        assert result(server, "aria2.tellWaiting", 1, 1, ["gid"]) == [{"gid": gid(waiting[3])}]
+        assert mount.status(running)["state"] == "downloading", "the line was read while it stood still"
+        assert start_order(mount, waiting, 60) == line
     finally:
         server.stop()
 

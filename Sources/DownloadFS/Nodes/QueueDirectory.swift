@@ -1,8 +1,11 @@
+import DownloadFSCore
 import FuseKit
 
 /// `queue/`: `new`, one directory per task, and the drop-in files being
-/// copied in (R14, found by name but not listed: they do not stay).
-struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, CreatingDirectory {
+/// copied in (R14, found by name but not listed: they do not stay). Its
+/// attribute `user.downloadfs.line` is the waiting line in start order
+/// (`WaitingLineAttribute`).
+struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, CreatingDirectory, ExtendedAttributesNode {
     let context: NodeContext
     var inode: UInt64 { NodeID.queue.inode }
     var parentInode: UInt64 { NodeID.root.inode }
@@ -29,6 +32,13 @@ struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, Cre
         listing.append("new", inode: NodeID.queueNew.inode, isDirectory: false)
         context.table.forEachID { listing.append(String($0), inode: NodeID.taskDir($0).inode, isDirectory: true) }
     }
+
+    func extendedAttribute(_ name: String) throws(Errno) -> [UInt8] {
+        guard name == WaitingLineAttribute.name else { throw .noAttribute }
+        return WaitingLineAttribute.value(context.table.snapshot.tasks.waitingLine())
+    }
+
+    func extendedAttributeNames() throws(Errno) -> [String] { [] }
 
     /// Only a drop-in file can go; `new` stays, a task is removed with rmdir.
     func unlink(_ name: String) throws(Errno) {
