@@ -185,6 +185,36 @@ final class RPCServerTests: XCTestCase {
         XCTAssertFalse(RPCServerConfiguration.isOwnLoopbackOrigin("null", host: "127.0.0.1:6800"))
     }
 
+    /// A `<script>` or `<img>` sends the GET form without `Origin`; what
+    /// the browser adds instead still tells a page (R71).
+    func testAGetAWebPageMadeIsRefusedWithoutSecret() throws {
+        let called = NIOLockedValueBox(0)
+        let (_, port) = try startServer(respond: { body in called.withLockedValue { $0 += 1 }; return Aria2Reply(body: body) })
+        func get(_ headers: String) throws -> Int {
+            let client = try LoopbackClient(port: port)
+            try client.send("GET /jsonrpc?method=aria2.getVersion&id=1 HTTP/1.1\r\n\(headers)\r\n")
+            return try client.readResponse().status
+        }
+        XCTAssertEqual(try get("Host: 127.0.0.1:\(port)\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Dest: script\r\n"), 403)
+        XCTAssertEqual(try get("Host: evil.example:\(port)\r\nSec-Fetch-Site: same-origin\r\n"), 403, "DNS rebinding")
+        XCTAssertEqual(try get("Host: 127.0.0.1:\(port)\r\nReferer: http://evil.example/page.html\r\n"), 403)
+        XCTAssertEqual(called.withLockedValue { $0 }, 0, "a refused request must not reach the dispatcher")
+        XCTAssertEqual(try get("Host: 127.0.0.1:\(port)\r\n"), 200, "curl, scripts")
+        XCTAssertEqual(try get("Host: localhost:\(port)\r\nSec-Fetch-Site: none\r\n"), 200, "typed into the address bar")
+        XCTAssertEqual(try get("Host: 127.0.0.1:\(port)\r\nReferer: http://127.0.0.1:\(port)/jsonrpc\r\n"), 200)
+        XCTAssertEqual(called.withLockedValue { $0 }, 3)
+    }
+
+    func testWhatTellsAWebPage() {
+        typealias C = RPCServerConfiguration
+        XCTAssertFalse(C.comesFromWebPage(origin: nil, referer: nil, fetchSite: nil, host: "x"), "an odd client, not a page")
+        XCTAssertTrue(C.comesFromWebPage(origin: nil, referer: nil, fetchSite: "same-site", host: "localhost:6800"))
+        XCTAssertFalse(C.comesFromWebPage(origin: nil, referer: nil, fetchSite: "same-origin", host: "[::1]:6800"))
+        XCTAssertTrue(C.comesFromWebPage(origin: nil, referer: "http://127.0.0.1:6801/x", fetchSite: nil, host: "127.0.0.1:6800"))
+        XCTAssertEqual(C.originOf("https://a.example:8/p/q?x#y"), "https://a.example:8")
+        XCTAssertEqual(C.originOf("http://a.example"), "http://a.example")
+    }
+
     func testRequestWithOriginIsServedWithSecretButWithoutCORSGrant() throws {
         let (_, port) = try startServer(hasSecret: true)
         let response = try post("[1]", port: port, headers: "Origin: http://a.example\r\n")

@@ -6,6 +6,7 @@ real HTTP and WebSocket on loopback, run the same calls against
 with aria2p from PyPI (in the venv `scripts/install-deps --test` makes).
 """
 
+import base64
 import errno
 import json
 import os
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import textwrap
 import time
+import urllib.parse
 
 import pytest
 
@@ -314,7 +316,20 @@ def test_r71_a_foreign_origin_is_refused_without_a_secret(rpc, downloadfs_bin, m
     status, _, _ = post(rpc.url, {"jsonrpc": "2.0", "id": 1, "method": "aria2.addUri",
                                   "params": [["http://127.0.0.1:1/x"]]}, headers={"Origin": "http://evil.example"})
     assert status >= 400
+    # A <script> or <img> sends the GET form without Origin: what the browser adds instead tells the page.
+    params = base64.b64encode(json.dumps([["http://127.0.0.1:1/x"]]).encode()).decode()
+    page = rpc.url + "?" + urllib.parse.urlencode({"method": "aria2.addUri", "id": "x", "params": params,
+                                                   "jsoncallback": "cb"})
+    host = urllib.parse.urlsplit(rpc.url).netloc
+    for headers in ({"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "script"},
+                    {"Referer": "http://evil.example/page.html"},
+                    {"Host": "rebound.example:" + host.rsplit(":", 1)[1], "Sec-Fetch-Site": "same-origin"}):
+        status, _, _ = get(page, headers=headers)
+        assert status == 403, headers
+    forced, _, _ = get(rpc.url + "?method=aria2.forceShutdown&id=1&params=W10%3D", headers={"Sec-Fetch-Site": "cross-site"})
+    assert forced == 403
     assert mount.task_ids() == []
+    assert "version" in result(rpc, "aria2.getVersion"), "the door still serves"
     allowed = RPCProcess.downloadfs(downloadfs_bin, mount, tmp_path, "--rpc-allow-origin-all").wait_ready()
     try:
         status, headers, _ = get(allowed.url, method="OPTIONS",
