@@ -2,8 +2,8 @@
 /// a reply body out, every call carried out on a `MountView`.
 ///
 /// The HTTP/WebSocket server hands it each POST body or text frame and
-/// sends back what `respond` returns, and turns each line of
-/// `MOUNT/events` into a notification with `notification(forEventLine:)`.
+/// sends back what `respond` returns; `Aria2NotificationFeed` turns the
+/// lines of `MOUNT/events` into notifications.
 /// What each method does is `Aria2Calls`'s; this type does JSON-RPC:
 /// parse errors, batches (a list of calls; an element that is not an
 /// object is passed over, as aria2c does), ids echoed whatever their type,
@@ -56,14 +56,6 @@ public final class Aria2Dispatcher: Sendable {
         }
         let (reply, error) = respond(toCall: request)
         return Aria2Reply(body: reply.encoded, error: error)
-    }
-
-    /// A line of MOUNT/events (R24, `TIME ID EVENT NAME`) → the aria2
-    /// notification a WebSocket client gets
-    /// (`{"jsonrpc":"2.0","method":"aria2.onDownloadStart","params":[{"gid":"000000000000000a"}]}`),
-    /// nil when none (`Aria2Notification` says which).
-    public func notification(forEventLine line: String) -> [UInt8]? {
-        Aria2Notification.message(forEventLine: line)?.encoded
     }
 
     /// One call's reply, and the error it answers.

@@ -71,8 +71,9 @@ struct RPCCommand: ParsableCommand {
         serverBox.withLock { $0 = server }
 
         // Opened before the port, so a client that connects sees every change from then on.
+        let notifications = Mutex(Aria2NotificationFeed())
         let events = EventFollower(mount: root, onLine: { line in
-            if let notice = dispatcher.notification(forEventLine: line) { server.broadcast(notice) }
+            if let notice = notifications.withLock({ $0.notice(forEventLine: line) }) { server.broadcast(notice) }
         }, onEnd: { why in
             FileHandle.standardError.write(Data("downloadfs: rpc: \(why); stopping\n".utf8))
             stop()

@@ -415,6 +415,26 @@ def test_r73_websocket_clients_get_start_and_complete(rpc, faultserver):
     assert "aria2.onDownloadStart" in seen and seen[-1] == "aria2.onDownloadComplete", seen
 
 
+def test_r73_a_task_that_retries_starts_once_as_with_aria2c(rpc, faultserver):
+    # The first answer is a 503: retrying, queued, downloading again, while aria2 shows it active throughout.
+    url = faultserver.add("/flaky.bin", size=64 * KiB, status=503, status_times=1)
+    script = textwrap.dedent(f"""
+        import json, websocket
+        ws = websocket.create_connection("ws://127.0.0.1:{rpc.port}/jsonrpc", timeout=20)
+        ws.send(json.dumps({{"jsonrpc": "2.0", "id": "a", "method": "aria2.addUri", "params": [[{json.dumps(url)}]]}}))
+        seen = []
+        while "aria2.onDownloadComplete" not in seen:
+            message = json.loads(ws.recv())
+            if "method" in message:
+                seen.append(message["method"])
+        print(json.dumps(seen))
+    """)
+    run = subprocess.run([str(_venv()), "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert [r.status for r in faultserver.gets("/flaky.bin")] == [503, 200], "it did retry"
+    assert json.loads(run.stdout) == ["aria2.onDownloadStart", "aria2.onDownloadComplete"]
+
+
 def test_r71_a_thousand_idle_websockets_do_not_stop_the_server(rpc):
     sockets = []
     try:
