@@ -32,10 +32,7 @@ struct Aria2Calls: Sendable {
         case .changeUri:
             throw .failure("downloadfs does not change a task's URIs (\(method.rawValue)): remove the task and add it again with its mirrors")
         case .remove, .forceRemove: return try remove(params.gid(0))
-        case .pause, .forcePause:
-            let id = try params.gid(0)
-            try control(id, "pause")
-            return .string(Aria2GID.text(id))
+        case .pause, .forcePause: return try pause(params.gid(0))
         case .pauseAll, .forcePauseAll:
             try controlGlobal("pause-all")
             return .string("OK")
@@ -71,8 +68,9 @@ struct Aria2Calls: Sendable {
         case .changeOption:
             let id = try params.gid(0)
             let commands = try Aria2Options.taskCommands(try params.requiredOptions(1))
-            guard try io({ () throws(MountViewError) in try mount.task(id, mirrors: false, ranges: false) }) != nil else {
-                throw notFound(id)
+            // aria2c changes options of active and waiting downloads only.
+            guard !(try report(id, mirrors: false)).state.isStopped else {
+                throw .failure("Cannot change option for GID#\(Aria2GID.text(id))")
             }
             for command in commands { try control(id, command) }
             return .string("OK")
@@ -131,8 +129,19 @@ struct Aria2Calls: Sendable {
     private func remove(_ id: Int64) throws(Aria2Error) -> JSONValue {
         let task = try report(id, mirrors: true)
         guard !task.state.isStopped else { throw .failure("Active Download not found for GID#\(task.gid)") }
+        // Its options as they stood, for `getOption` of the result (aria2c answers it).
+        let options = try? option(id)
         try io { () throws(MountViewError) in try mount.remove(id) }
-        removed.keep(task)
+        removed.keep(task, options: options)
+        return .string(task.gid)
+    }
+
+    /// `pause` (R30) of a waiting or active task; aria2c refuses a task
+    /// already paused, or stopped, where the mount's `pause` changes nothing.
+    private func pause(_ id: Int64) throws(Aria2Error) -> JSONValue {
+        let task = try report(id, mirrors: false)
+        guard task.state != .paused, !task.state.isStopped else { throw .failure("GID#\(task.gid) cannot be paused now") }
+        try control(id, "pause")
         return .string(task.gid)
     }
 
@@ -209,6 +218,7 @@ struct Aria2Calls: Sendable {
     /// its `dir` and `out`.
     private func option(_ id: Int64) throws(Aria2Error) -> JSONValue {
         let task = try report(id, mirrors: false)
+        if task.state == .removed, let kept = removed.options(id) { return kept }
         guard let settings = try io({ () throws(MountViewError) in try mount.settings(id) }) else { throw notFound(id) }
         var options = Self.aria2Options(settings, names: ["limit": "max-download-limit", "split": "split"])
         options["dir"] = .string(task.directory)

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Tasks this server cancelled (`remove`, `forceRemove`), as they stood
-/// just before, shown by `tellStopped`/`tellStatus` as `removed` until
-/// `removeDownloadResult` or `purgeDownloadResult` drops them (R72).
+/// just before, shown by `tellStopped`/`tellStatus` as `removed`, and their
+/// options by `getOption`, until `removeDownloadResult` or
+/// `purgeDownloadResult` drops them (R72).
 ///
 /// In memory only, as aria2c keeps its download results: the mount has
 /// forgotten the task (R32), and a restarted server shows no removed
@@ -11,37 +12,42 @@ import Synchronization
 final class RemovedResults: Sendable {
     static let limit = 1000
 
-    /// Oldest first.
-    private let reports = Mutex<[Aria2TaskReport]>([])
+    /// Oldest first, each with what `getOption` answered just before.
+    private let results = Mutex<[(report: Aria2TaskReport, options: JSONValue?)]>([])
 
-    func keep(_ report: Aria2TaskReport) {
+    func keep(_ report: Aria2TaskReport, options: JSONValue? = nil) {
         var removed = report
         removed.state = .removed
-        reports.withLock { reports in
-            reports.removeAll { $0.id == report.id }
-            reports.append(removed)
-            if reports.count > Self.limit { reports.removeFirst(reports.count - Self.limit) }
+        results.withLock { results in
+            results.removeAll { $0.report.id == report.id }
+            results.append((removed, options))
+            if results.count > Self.limit { results.removeFirst(results.count - Self.limit) }
         }
     }
 
     func report(_ id: Int64) -> Aria2TaskReport? {
-        reports.withLock { reports in reports.first { $0.id == id } }
+        results.withLock { results in results.first { $0.report.id == id }?.report }
+    }
+
+    /// The options task `id` had when it was removed here.
+    func options(_ id: Int64) -> JSONValue? {
+        results.withLock { results in results.first { $0.report.id == id }?.options }
     }
 
     var all: [Aria2TaskReport] {
-        reports.withLock { $0 }
+        results.withLock { $0.map(\.report) }
     }
 
     /// Drops the result of task `id`; false when there was none.
     func drop(_ id: Int64) -> Bool {
-        reports.withLock { reports in
-            guard let index = reports.firstIndex(where: { $0.id == id }) else { return false }
-            reports.remove(at: index)
+        results.withLock { results in
+            guard let index = results.firstIndex(where: { $0.report.id == id }) else { return false }
+            results.remove(at: index)
             return true
         }
     }
 
     func dropAll() {
-        reports.withLock { $0.removeAll() }
+        results.withLock { $0.removeAll() }
     }
 }

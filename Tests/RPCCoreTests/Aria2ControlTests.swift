@@ -6,16 +6,22 @@ import XCTest
 final class Aria2ControlTests: RPCTestCase {
     func test_pauseAndForcePauseWritePause() {
         let id = mount.put("http://h/a", state: .downloading)
+        let waiting = mount.put("http://h/b", state: .queued)
         XCTAssertEqual(result("aria2.pause", [gid(id)]), gid(id))
-        XCTAssertEqual(result("aria2.forcePause", [gid(id)]), gid(id))
-        XCTAssertEqual(mount.writes, ["ctl \(id) pause", "ctl \(id) pause"])
+        XCTAssertEqual(result("aria2.forcePause", [gid(waiting)]), gid(waiting))
+        XCTAssertEqual(mount.writes, ["ctl \(id) pause", "ctl \(waiting) pause"])
     }
 
-    func test_aPauseTheMountRefusesIsAnErrorInItsWords() {
-        let id = mount.put("http://h/a", state: .completed)
-        let error = failure("aria2.pause", [gid(id)])
-        XCTAssertEqual(error.code, 1)
-        XCTAssertEqual(error.message, "task \(id) has ended")
+    /// aria2c: "cannot be paused now" for a task already paused or stopped,
+    /// where the mount's `pause` would change nothing.
+    func test_aPausedOrStoppedTaskCannotBePausedNow() {
+        for state in [TaskState.paused, .completed, .failed] {
+            let id = mount.put("http://h/\(state)", state: state)
+            let error = failure("aria2.pause", [gid(id)])
+            XCTAssertEqual(error.code, 1)
+            XCTAssertEqual(error.message, "GID#\(Aria2GID.text(id)) cannot be paused now")
+        }
+        XCTAssertEqual(mount.writes, [])
     }
 
     func test_unpauseResumesOnlyAPausedTask() {

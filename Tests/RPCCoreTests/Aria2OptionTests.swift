@@ -1,3 +1,4 @@
+import DownloadFSCore
 import RPCCore
 import XCTest
 
@@ -28,6 +29,28 @@ final class Aria2OptionTests: RPCTestCase {
         let error = failure("aria2.changeOption", [gid(id), .object(["max-download-limit": .string("1M"), "split": .string("99")])])
         XCTAssertEqual(error.code, 1)
         XCTAssertEqual(mount.writes, [])
+    }
+
+    /// aria2c changes options of active and waiting downloads only.
+    func test_changeOptionOfAStoppedTaskIsRefused() {
+        for state in [TaskState.completed, .failed] {
+            let id = mount.put("http://h/\(state)", state: state)
+            let error = failure("aria2.changeOption", [gid(id), .object(["split": .string("2")])])
+            XCTAssertEqual(error.message, "Cannot change option for GID#\(Aria2GID.text(id))")
+        }
+        XCTAssertEqual(mount.writes, [])
+    }
+
+    /// A removed result answers its options as they were, as aria2c's does.
+    func test_getOptionOfARemovedResultIsItsOptionsBeforeRemoval() {
+        let id = mount.put("http://h/a.iso", state: .downloading) { $0.split = 3 }
+        let before = result("aria2.getOption", [gid(id)])
+        XCTAssertEqual(result("aria2.remove", [gid(id)]), gid(id))
+        XCTAssertEqual(result("aria2.getOption", [gid(id)]), before)
+        XCTAssertEqual(failure("aria2.changeOption", [gid(id), .object(["split": .string("2")])]).message,
+                       "Cannot change option for GID#\(Aria2GID.text(id))")
+        XCTAssertEqual(result("aria2.removeDownloadResult", [gid(id)]), .string("OK"))
+        XCTAssertEqual(failure("aria2.getOption", [gid(id)]).code, 1)
     }
 
     func test_globalOptionsAreTheMountsCtlAndDir() {

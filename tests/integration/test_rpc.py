@@ -134,6 +134,8 @@ def test_r72_add_with_options_pause_resume_and_options(rpc, mount, faultserver):
     assert result(rpc, "aria2.pause", g) == g
     mount.wait_state(task, "paused")
     assert wait_status(rpc, g, "paused")["status"] == "paused"
+    again = call(rpc, "aria2.pause", g)["error"]
+    assert again == {"code": 1, "message": f"GID#{g} cannot be paused now"}, "as aria2c answers"
     option = result(rpc, "aria2.getOption", g)
     assert option["split"] == "2"
     assert result(rpc, "aria2.changeOption", g, {"max-download-limit": "0"}) == "OK"
@@ -141,6 +143,8 @@ def test_r72_add_with_options_pause_resume_and_options(rpc, mount, faultserver):
     faultserver.update("/opt.bin", throttle=None)
     wait_status(rpc, g, "complete")
     assert (mount.mp / "files" / "sub" / "renamed.bin").exists()
+    refused = call(rpc, "aria2.changeOption", g, {"split": "3"})["error"]
+    assert refused == {"code": 1, "message": f"Cannot change option for GID#{g}"}, "as aria2c answers"
 
 
 def test_r72_an_unknown_option_adds_nothing(rpc, mount, faultserver):
@@ -181,8 +185,10 @@ def test_r72_removed_results_stay_until_purged_and_purging_forgets(rpc, mount, f
     slow = result(rpc, "aria2.addUri", [faultserver.add("/slow.bin", size=512 * KiB, throttle=16 * KiB)])
     done = result(rpc, "aria2.addUri", [faultserver.add("/done.bin", size=KiB, seed=6)])
     wait_status(rpc, done, "complete")
+    options = result(rpc, "aria2.getOption", slow)
     assert result(rpc, "aria2.remove", slow) == slow
     wait_until(lambda: int(slow, 16) not in mount.task_ids(), timeout=TIMEOUT, what="the removed task gone")
+    assert result(rpc, "aria2.getOption", slow) == options, "a removed result's options, as aria2c keeps them"
     stopped = {item["gid"]: item["status"] for item in result(rpc, "aria2.tellStopped", 0, 10, ["gid", "status"])}
     assert stopped == {slow: "removed", done: "complete"}
     assert result(rpc, "aria2.purgeDownloadResult") == "OK"
