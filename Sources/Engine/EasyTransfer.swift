@@ -441,7 +441,13 @@ final class EasyTransfer {
         case .startOver, .append:
             switch owner.answered(self, head: head, summary: summary, decision: verdict) {
             case .write:
-                break
+                // A 206 ends where its Content-Range says, whatever its body
+                // carries: more is not the file's (cut, R52), less is a body
+                // that ended early (`partialBody`, a back-off, R53). An open
+                // request (`bytes=N-`) has no end of its own until then.
+                if head.status == 206, let last = head.contentRange?.end {
+                    end = min(end ?? .max, last + 1)
+                }
             case .writeWhole:
                 position = 0
                 end = nil

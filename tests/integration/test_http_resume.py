@@ -104,3 +104,22 @@ def test_r52_no_validator_resumes_by_size_and_logs(mount, faultserver):
     log = mount.task_log(task)
     assert re.search(r"validator|by size", log, re.IGNORECASE), \
         f"task log does not say it resumed by size:\n{log}"
+
+
+@pytest.mark.parametrize("delta", [-SIZE, -MiB], ids=["empty", "short"])
+def test_r52_r53_a_206_body_shorter_than_its_content_range_is_retried_with_back_off(mount, faultserver, delta):
+    # The resume's 206 names the whole asked range but ends early: a body closed before it was complete.
+    task, gets = _download(mount, faultserver, range_body_delta=delta, range_body_delta_times=2)
+    assert [g.status for g in gets[:3]] == [200, 206, 206], [(g.status, g.range) for g in gets]
+    assert len(gets) <= 6, f"{len(gets)} requests: no loop"
+    assert gets[2].started - gets[1].started >= 0.5, "a back-off before asking again (R53)"
+    assert sha256_file(mount.mp / "files" / "r.bin") == sha256_of(52, SIZE)
+
+
+def test_r52_a_206_body_longer_than_its_content_range_is_cut_at_its_end(mount, faultserver):
+    task, gets = _download(mount, faultserver, range_body_delta=100 * 1024)
+    assert gets[1].status == 206 and gets[1].sent == SIZE - gets[1].range_start + 100 * 1024
+    path = mount.mp / "files" / "r.bin"
+    assert path.stat().st_size == SIZE
+    assert sha256_file(path) == sha256_of(52, SIZE), "the junk past the range is not the file's"
+    assert (mount.state / "files" / "r.bin").stat().st_size == SIZE

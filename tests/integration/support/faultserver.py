@@ -114,6 +114,10 @@ class Resource:
     content_range_end_shift: int = 0        # 206 whose Content-Range (and body) ends this
                                             # many bytes off the asked end (capped at EOF)
     content_range_end_shift_times: Optional[int] = 1
+    range_body_delta: int = 0               # 206 whose Content-Range is the asked one but whose
+                                            # body (and Content-Length) is this many bytes
+                                            # shorter (< 0) or longer (> 0, junk bytes 0xEE)
+    range_body_delta_times: Optional[int] = 1
     script: list = dataclasses.field(default_factory=list)  # per-GET overrides, in order
     trailing_junk: Optional[bytes] = None   # sent a moment after a whole body, on a connection
                                             # kept open: what the client reads next there
@@ -519,8 +523,10 @@ class FaultServer:
                                 "headers": {"Content-Range": f"bytes */{size}"}}
                     if first <= last:
                         start, end, status = first, min(last, size - 1) + 1, 206
-        shift = end_shift = 0
+        shift = end_shift = body_delta = 0
         if status == 206:
+            if res.range_body_delta and not head and take("range_body_delta"):
+                body_delta = max(res.range_body_delta, start - end)
             if "content_range_shift" in override:
                 shift = override["content_range_shift"]
             elif res.content_range_shift and take("content_range_shift"):
@@ -540,7 +546,7 @@ class FaultServer:
         if stall is None and res.stall_after is not None and not head and take("stall"):
             stall = res.stall_after
         return {"kind": "body", "status": status, "start": start, "end": end, "size": size,
-                "version": res.version, "end_shift": end_shift,
+                "version": res.version, "end_shift": end_shift, "body_delta": body_delta,
                 "etag": etag, "last_modified": last_modified, "shift": shift, "cut": cut,
                 "extra": extra, "stall": stall, "stall_seconds": stall_seconds,
                 "throttle": override.get("throttle", res.throttle)}
@@ -575,7 +581,7 @@ class FaultServer:
 
     def _send_body(self, handler, record, res, head, status, start, end, size, version,
                    end_shift, etag, last_modified, shift, cut, extra, stall, stall_seconds,
-                   throttle):
+                   throttle, body_delta=0):
         record.status = status
         record.version = version
         handler.send_response(status, _REASONS.get(status))
@@ -596,7 +602,7 @@ class FaultServer:
         if res.length_unknown:
             handler.send_header("Transfer-Encoding", "chunked")
         else:
-            handler.send_header("Content-Length", str(end - start + extra))
+            handler.send_header("Content-Length", str(end - start + extra + body_delta))
         for key, value in res.headers.items():
             handler.send_header(key, value)
         if res.content_disposition is not None:
@@ -611,7 +617,7 @@ class FaultServer:
         if head:
             record.complete = True
             return
-        total = end - start
+        total = end - start + min(0, body_delta)
         limit = total if cut is None else min(cut, total)
         block = 64 * 1024
         if throttle:
@@ -638,6 +644,10 @@ class FaultServer:
                 handler.wfile.write(data)
             sent += n
             record.sent = sent
+        if body_delta > 0 and sent == total:
+            # More than the Content-Range said, as the Content-Length promised.
+            handler.wfile.write(b"\xee" * body_delta)
+            record.sent = sent + body_delta
         if sent < total or extra:
             # Cut short (or promised more than sent): drop the connection so
             # the client sees the body end early.
