@@ -65,6 +65,7 @@ final class TaskDownload {
     private var mirrors: MirrorSet
     /// Spreads the mirrors' back-offs.
     private var random: SplitMix64
+    private var connectionBackOff = ConnectionBackOff()
     /// The URL whose answer set `known`; the others are checked against it.
     private var primary = 0
     /// Connections the attempt opened that wait for `settle` and a host slot.
@@ -175,9 +176,11 @@ final class TaskDownload {
         return true
     }
 
-    /// Has what readers wait for fetched next (R23); nothing when none waits.
+    /// Has what readers wait for fetched next (R23); nothing when none
+    /// waits, or while a failed connection's pause lasts (`ConnectionBackOff`).
     private func serveReaders() {
-        guard outcome == nil, live.readersWaiting.load(ordering: .relaxed) > 0 else { return }
+        guard outcome == nil, live.readersWaiting.load(ordering: .relaxed) > 0,
+              connectionBackOff.allowsOpening(at: MonotonicClock.now()) else { return }
         for range in live.pendingReads() { apply(attempt.want(range)) }
     }
 
@@ -189,6 +192,7 @@ final class TaskDownload {
         case .dropped:
             break
         case .done:
+            connectionBackOff.fetched()
             apply(attempt.ended(transfer.id))
         case .alreadyComplete(let total):
             end(.completed(bytes: total, total: total))
@@ -260,7 +264,7 @@ final class TaskDownload {
     ///   loopback several MiB of socket buffers each time); under a speed
     ///   limit none at all.
     private func adapt(now: Double) {
-        guard !request.isFTP, outcome == nil, let answeredAt else { return }
+        guard !request.isFTP, outcome == nil, let answeredAt, connectionBackOff.allowsOpening(at: now) else { return }
         let seconds = now - answeredAt.time
         guard seconds > 0.2 else { return }
         let speed = Double(attempt.written.count - answeredAt.written) / seconds
@@ -284,7 +288,7 @@ final class TaskDownload {
     /// limit: connections are slow by design then, and a new one would
     /// fetch no sooner.
     private func endgame(now: Double) {
-        guard outcome == nil, limiter.limit == 0 else { return }
+        guard outcome == nil, limiter.limit == 0, connectionBackOff.allowsOpening(at: now) else { return }
         var speeds: [UInt64: Double] = [:]
         for transfer in connections.values where !transfer.dropped {
             guard let speed = transfer.speed(now: now) else { continue }
@@ -578,6 +582,8 @@ final class TaskDownload {
         }
         let others = connections.count + parked.count
         if others > 0 {
+            // The attempt goes on; no new connection before a pause (R53).
+            connectionBackOff.failed(failure, now: now, jitter: jitter, policy: request.retry)
             apply(attempt.setSplit(others))
             apply(attempt.ended(id))
         } else {

@@ -204,6 +204,24 @@ def test_r23_read_far_ahead_is_served_at_once_by_a_range_request(mount, faultser
         f"the range request {asked} was not made for the read"
 
 
+def test_r23_r53_a_reads_fetch_the_server_refuses_backs_off(mount, faultserver):
+    # The task's own connection streams on; every request for the read's range gets a 503.
+    size, seed = 32 * MiB, 233
+    task = mount.add_one(faultserver.add("/refused.bin", size=size, seed=seed, throttle=MiB,
+                                         script=[{}] + [{"status": 503}] * 10_000))
+    mount.wait_downloaded(task, 64 * KiB)
+    offset = size * 9 // 10
+    began = time.monotonic()
+    with pytest.raises(TimeoutError):
+        _timed_read(mount.task_dir(task) / "refused.bin", offset, 64 * KiB, timeout=3)
+    asked = [g for g in faultserver.gets("/refused.bin") if g.started >= began]
+    # 1 s doubling (R53): three or four tries in those seconds, not thousands.
+    assert 1 <= len(asked) <= 6, f"{len(asked)} requests for the read's range in 3 s: {[(round(g.started - began, 2), g.range) for g in asked]}"
+    assert mount.status(task)["state"] == "downloading"
+    faultserver.update("/refused.bin", script=[], throttle=None)
+    _reads_right(mount.task_dir(task) / "refused.bin", seed, offset, 64 * KiB, "the read once the server serves")
+
+
 def test_r23_cp_and_sha256sum_of_a_downloading_file(mount, faultserver, tmp_path):
     size = 16 * MiB
     seed = 233
