@@ -27,6 +27,10 @@ struct StoredTasks {
                 if step.task.differsInCatalog(from: task) { batch.updates.append(step.task) }
                 batch.events += step.log.map { EventRecord(taskID: task.taskID, at: now, message: $0) }
             }
+            let moved = set.finishLoading()
+            let ids = Set(moved.map(\.taskID))
+            batch.updates.removeAll { ids.contains($0.taskID) }
+            batch.updates += moved
             try catalog.commit(batch)
         } catch { throw DaemonError(error.message) }
         do { try catalog.trimLogs() } catch { log.daemon(error.message, level: .warning) }

@@ -447,6 +447,12 @@ public struct TaskMachine: Sendable {
             step.log.append("partial data is missing; starting over")
             step.task.downloaded = 0
         }
+        if task.state == .retrying, let at = task.retryAt, at > now,
+           at.timeIntervalSince(now) <= RetryPolicy.retryAfterCapSeconds {
+            // Its back-off (a server's Retry-After, R53) goes on across the
+            // remount: `retryDue` queues it when it is over.
+            return
+        }
         if task.state.isRunning || task.state == .retrying {
             step.task.retryAt = nil
             try? move(&step, to: .queued)

@@ -53,6 +53,8 @@ public struct TaskSet: Sendable {
     /// free, so a list that repeats a name a thousand times does not probe
     /// ` (1)`, ` (2)`, … from the start each time (R17).
     private var nameHints: [String: Int] = [:]
+    /// The tasks `load` found downloading, as they stood: `finishLoading` puts them first.
+    private var carriedOver: [WaitingLine.Entry] = []
     /// Whether a file of that name exists in STATE/files (a forgotten
     /// task's, R34): a fact about the disk the daemon answers.
     private let isFileNameOnDisk: @Sendable (String) -> Bool
@@ -96,7 +98,29 @@ public struct TaskSet: Sendable {
         books.lowestPosition = min(books.lowestPosition, stored.position)
         let step = (try? machine.apply(.reconcile(disk), to: stored, now: now)) ?? TaskTransition(task: stored)
         tasks.put(step.task)
+        if stored.state.isRunning, step.task.state == .queued {
+            carriedOver.append(WaitingLine.Entry(position: stored.position, id: stored.taskID))
+        }
         return step
+    }
+
+    /// After every `load`: the tasks that were downloading when the daemon
+    /// stopped (unmounted or killed) go to the head of the waiting line, in
+    /// the order they had, so they are the ones that carry on (R50) — not a
+    /// task moved ahead of them (`top`, `move`) while they downloaded, or
+    /// one that never ran ahead of a task the user `start`ed. Returns the
+    /// tasks whose place changed, to save.
+    public mutating func finishLoading() -> [DownloadTask] {
+        defer { carriedOver = [] }
+        var moved: [DownloadTask] = []
+        for entry in carriedOver.sorted(by: <).reversed() {
+            guard var task = tasks[entry.id] else { continue }
+            task.position = Scheduler.topPosition(below: books.lowestPosition)
+            books.lowestPosition = task.position
+            tasks.put(task)
+            moved.append(task)
+        }
+        return moved.reversed()
     }
 
     // MARK: - the entry point

@@ -627,6 +627,18 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(try apply(.reconcile(DataOnDisk(partialSize: 0, finishedSize: nil)), task(.paused)).task.state, .paused)
     }
 
+    /// A server's Retry-After (R53) is waited out across a remount, not
+    /// forgotten; a wait past the cap (the clock moved) is not.
+    func test_R50_R53_aRetryingTasksBackOffGoesOnAfterAMount() throws {
+        var stored = task(.retrying, downloaded: 10)
+        stored.retryAt = now.addingTimeInterval(30)
+        let step = try apply(.reconcile(DataOnDisk(partialSize: 10, finishedSize: nil)), stored)
+        XCTAssertEqual(step.task.state, .retrying)
+        XCTAssertEqual(step.task.retryAt, now.addingTimeInterval(30))
+        stored.retryAt = now.addingTimeInterval(RetryPolicy.retryAfterCapSeconds + 60)
+        XCTAssertEqual(try apply(.reconcile(DataOnDisk(partialSize: 10, finishedSize: nil)), stored).task.state, .queued)
+    }
+
     func test_R51_shortPartialDataLowersTheCount() throws {
         let step = try apply(.reconcile(DataOnDisk(partialSize: 6, finishedSize: nil)), task(.queued, downloaded: 10))
         XCTAssertEqual(step.task.downloaded, 6)

@@ -524,6 +524,26 @@ final class TaskSetTests: XCTestCase {
         XCTAssertFalse(turns.last!.moreToDo)
     }
 
+    /// R50: the downloads that ran carry on after a mount, ahead of tasks
+    /// moved before them while they ran (`top`, `move`), in their own order.
+    func test_R50_tasksThatWereDownloadingGoFirstAfterAMount() {
+        var h = Harness(maxActive: 1)
+        let stored: [(Int64, TaskState, Int64)] = [(1, .downloading, 3), (2, .queued, 0), (3, .downloading, 1), (4, .queued, 2)]
+        for (id, state, position) in stored {
+            var task = DownloadTask(url: "http://h/\(id)", normalizedURL: "http://h/\(id)", options: TaskOptions(),
+                                    name: "f\(id)", addedAt: h.now, position: position)
+            task.id = id
+            task.state = state
+            _ = h.set.load(task, disk: DataOnDisk(partialSize: nil, finishedSize: nil), now: h.now)
+        }
+        let moved = h.set.finishLoading()
+        XCTAssertEqual(moved.map(\.taskID), [3, 1], "to save: their places changed")
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [3, 1, 2, 4])
+        h.global(.maxActive(2))
+        XCTAssertEqual(Set(h.downloading), [3, 1])
+        XCTAssertEqual(h.set.finishLoading(), [], "once")
+    }
+
     // MARK: undo
 
     func test_undoPutsEverythingBack() {

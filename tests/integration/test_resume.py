@@ -1,5 +1,9 @@
 """R50: pausing, unmounting and remounting continue downloads where they were."""
 
+import os
+
+import pytest
+
 from support.files import KiB, MiB, sha256_file, sha256_of
 from support.nginx import wait_for_access
 from support.waiting import stays_true
@@ -62,3 +66,27 @@ def test_r50_queued_tasks_carry_on(make_mount, faultserver):
     for i, task in enumerate(tasks):
         mount.wait_state(task, "completed", timeout=30)
         assert sha256_file(mount.mp / "files" / f"q{i}.bin") == sha256_of(i, 2 * MiB)
+
+
+@pytest.mark.parametrize("how", ["unmount", "kill9"])
+def test_r50_the_downloads_that_ran_carry_on_first(make_mount, faultserver, how):
+    # A task moved ahead of the running one (top) and a task started past the limit (start):
+    # after the remount, the two that were downloading download again, and the line keeps its order.
+    mount = make_mount("--max-active", "1")
+    tasks = [mount.add_one(faultserver.add(f"/o{i}.bin", size=8 * MiB, seed=i, throttle=256 * KiB))
+             for i in range(4)]
+    mount.wait_downloaded(tasks[0], 64 * KiB)
+    mount.ctl(tasks[2], "top")
+    mount.ctl(tasks[3], "start")
+    mount.wait_state(tasks[3], "downloading")
+    running = {t for t in tasks if mount.status(t)["state"] == "downloading"}
+    assert len(running) == 1 and tasks[3] in running, "start took the only slot"
+    if how == "unmount":
+        assert mount.unmount() == 0
+    else:
+        mount.kill9()
+    mount.remount()
+    mount.wait_state(tasks[3], "downloading")
+    waiting = [t for t in tasks if mount.status(t)["state"] == "queued"]
+    line = [int(i) for i in os.getxattr(mount.mp / "queue", "user.downloadfs.line").split()]
+    assert line == [tasks[2], tasks[0], tasks[1]] and sorted(waiting) == sorted(line), line

@@ -38,6 +38,22 @@ def test_r53_503_retry_after_honoured(mount, faultserver):
     assert second.started - first.started >= 1.9, "Retry-After: 2 was not honoured"
 
 
+@pytest.mark.parametrize("how", ["unmount", "kill9"])
+def test_r50_r53_retry_after_is_waited_out_across_a_remount(mount, faultserver, how):
+    url = faultserver.add("/later.bin", size=100 * KiB, status=429, retry_after=6)
+    task = mount.add_one(url)
+    mount.wait_state(task, "retrying")
+    if how == "unmount":
+        assert mount.unmount() == 0
+    else:
+        mount.kill9()
+    mount.remount()
+    assert mount.status(task)["state"] == "retrying", "its back-off goes on"
+    mount.wait_state(task, "completed", timeout=30)
+    first, second = faultserver.gets("/later.bin")[:2]
+    assert second.started - first.started >= 5.5, "Retry-After: 6 was not waited out after the remount"
+
+
 def test_r53_retrying_error_says_retry_n_in(mount, faultserver):
     url = faultserver.add("/busy.bin", size=1000, status=503, status_times=2, retry_after=3)
     task = mount.add_one(url)
