@@ -1,18 +1,25 @@
 import DownloadFSCore
 import Foundation
 import Glibc
+import Threads
 
-/// Reads the cookies.txt a `load-cookies=FILE` line names (R10), on the FUSE
-/// thread that serves the write, for the parser (`InputContext`).
+/// Reads the cookies.txt a `load-cookies=FILE` line names (R10), for the
+/// parser (`InputContext`), while the FUSE thread that serves the write waits
+/// at most `deadline`.
 ///
 /// Only the mount's owner (or root) can write `queue/new` (R6), so the
 /// daemon reads the file with the rights of the user who names it. What a
 /// FUSE serving thread must not do is refused before it happens: a path
-/// inside the mount itself (the open would wait for this daemon), a FIFO
-/// or device (the open or read could block for ever: opened O_NONBLOCK
-/// and refused unless a regular file), a file over 8 MiB.
+/// inside the mount itself, by its text or through links (a read of its
+/// `wait` would wait for this daemon), a FIFO or device (the open or read
+/// could block for ever: opened O_NONBLOCK and refused unless a regular
+/// file), a file over 8 MiB. A file on a slow or hung filesystem (another
+/// FUSE mount, a dead NFS server) is read on a thread of its own: the
+/// kernel lets one write to `queue/new` in at a time, so a write that waited
+/// for it would hold up every writer (R11).
 struct CookieFileReader {
     static let maxBytes = 8 << 20
+    static let deadlineSeconds = 2
 
     /// The mountpoint, absolute.
     let mountpoint: String
@@ -23,9 +30,26 @@ struct CookieFileReader {
     }
 
     func read(_ path: String) -> Result<String, InputFileProblem> {
+        let reply = LoopReply<String, InputFileProblem>()
+        // A thread of its own, not the shared pool's: one that hangs takes nothing from the daemon's other work.
+        do {
+            _ = try OSThread.start("downloadfs-cookies") { [self] in reply.answer(readNow(path)) }
+        } catch {
+            return .failure(InputFileProblem(reason: error.message))
+        }
+        // A read that never ends keeps its thread; the write goes on without it.
+        return reply.wait(until: .now() + .seconds(Self.deadlineSeconds)) ?? .failure(InputFileProblem(
+            reason: "not read within \(Self.deadlineSeconds) s (a slow or hung filesystem?); copy it to a local disk first"))
+    }
+
+    private func readNow(_ path: String) -> Result<String, InputFileProblem> {
         func problem(_ reason: String) -> Result<String, InputFileProblem> { .failure(InputFileProblem(reason: reason)) }
         let absolute = MountPreflight.absolute(path)
-        if absolute == mountpoint || absolute.hasPrefix(mountpoint + "/") {
+        let real = realpath(absolute, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? absolute
+        for candidate in [absolute, real] where candidate == mountpoint || candidate.hasPrefix(mountpoint + "/") {
             return problem("the file is inside this mount (copy it out first)")
         }
         let fd = open(absolute, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)

@@ -3,7 +3,8 @@ import Synchronization
 
 /// The answer to a request a FUSE thread sent the loop (a `ctl` write, an
 /// add): the FUSE thread blocks in `wait` — outside any lock — until the loop
-/// has committed the change and answered.
+/// has committed the change and answered. Also the answer of work a FUSE
+/// thread must not wait on for ever (`CookieFileReader`): `wait(until:)`.
 final class LoopReply<Value: Sendable, Failure: Error & Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let result = Mutex<Result<Value, Failure>?>(nil)
@@ -20,5 +21,11 @@ final class LoopReply<Value: Sendable, Failure: Error & Sendable>: Sendable {
     func wait() throws(Failure) -> Value {
         done.wait()
         return try result.withLock { $0! }.get()
+    }
+
+    /// The answer, or nil when none came by `deadline`.
+    func wait(until deadline: DispatchTime) -> Result<Value, Failure>? {
+        guard done.wait(timeout: deadline) == .success else { return nil }
+        return result.withLock { $0 }
     }
 }

@@ -10,6 +10,7 @@ The fault server records every header each request carried
 import base64
 import os
 import sqlite3
+import time
 
 import pytest
 
@@ -184,6 +185,27 @@ def test_r11_missing_cookie_file_refuses_the_write(mount, faultserver, tmp_path)
     mount.assert_refused_write(f"{url}\n  load-cookies=relative.txt\n".encode())
     assert "not an absolute path" in mount.log()
     assert faultserver.gets("/never.bin") == []
+
+
+def test_r11_a_cookie_file_that_blocks_holds_up_no_writer(make_mount, faultserver, tmp_path):
+    # The kernel lets one write to queue/new in at a time: a cookie file whose read blocks
+    # (here another mount's `wait` of a paused task; a hung NFS server alike) must not hold them all.
+    mount, other = make_mount(), make_mount()
+    paused = other.add_one(faultserver.add("/held.bin", size=MiB, throttle=16 * KiB))
+    other.ctl(paused, "pause")
+    other.wait_state(paused, "paused")
+    url = faultserver.add("/c.bin", size=KiB)
+    began = time.monotonic()
+    mount.assert_refused_write(f"{url}\n  load-cookies={other.task_dir(paused) / 'wait'}\n".encode())
+    assert time.monotonic() - began < 10
+    assert "not read within 2 s" in mount.log(), mount.log()
+    assert mount.add_one(faultserver.add("/d.bin", size=KiB)), "the next writer goes in"
+    # Its own mount, through a link: refused before it is read (it would wait for itself).
+    link = tmp_path / "into-the-mount"
+    link.symlink_to(mount.mp)
+    mount.assert_refused_write(f"{url}\n  load-cookies={link / 'status'}\n".encode())
+    assert "the file is inside this mount" in mount.log()
+    other.ctl(paused, "resume")
 
 
 @pytest.mark.parametrize("line, words", [
