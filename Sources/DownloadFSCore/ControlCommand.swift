@@ -28,6 +28,10 @@ public enum ControlCommand: Sendable, Equatable {
     /// and `parseTask` cannot part.
     public static let taskForms = ["pause", "resume", "start", "top", "move N", "limit RATE", "split N", "forget"]
 
+    /// What `max-active N` takes, here and as `mount --max-active` (R31):
+    /// `cat ctl` shows what can be written back.
+    public static let maxActiveRange = 1...1000
+
     /// Every command `MOUNT/ctl` takes (R31), written as `taskForms` are.
     public static let globalForms = ["max-active N", "limit RATE", "split N", "pause-all", "resume-all", "forget-completed"]
 
@@ -65,8 +69,9 @@ public enum ControlCommand: Sendable, Equatable {
         case "resume-all" where words.count == 1: return .success(.resumeAll)
         case "forget-completed" where words.count == 1: return .success(.forgetCompleted)
         case "max-active" where words.count == 2:
-            guard let n = Int(words[1]), n >= 1, n <= 1000 else {
-                return .failure(ControlCommandError("bad max-active \"\(words[1])\" (use a whole number from 1 to 1000)"))
+            guard let n = Int(words[1]), maxActiveRange.contains(n) else {
+                return .failure(ControlCommandError("bad max-active \"\(printable(words[1]))\" (use a whole number from "
+                                                    + "\(maxActiveRange.lowerBound) to \(maxActiveRange.upperBound))"))
             }
             return .success(.maxActive(n))
         case "limit" where words.count == 2:
@@ -115,7 +120,11 @@ public enum ControlCommand: Sendable, Equatable {
     static func printable(_ text: String) -> String {
         var out = ""
         for scalar in text.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars.prefix(64) {
-            if scalar.value < 0x20 || scalar.value == 0x7F { out += "\\x" + String(scalar.value, radix: 16) }
+            // Two hex digits always: "\x0a" then "b" is not "\xab".
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            }
             else { out.unicodeScalars.append(scalar) }
         }
         return out

@@ -46,6 +46,12 @@ public enum FilesPath {
             .allSatisfy { !$0.isEmpty && FileName.sanitize(String($0)) == $0 }
     }
 
+    /// The longest folder `dir=` may name, in bytes: with the state dir's
+    /// path before it and a name of up to 255 bytes after it, a path must
+    /// stay under Linux's 4096 bytes, or the finished file could never be
+    /// moved into it (a download that can never finish).
+    public static let maxFolderBytes = 2048
+
     /// The folder `dir=FOLDER` asks for (R35): relative, `/`-separated, each
     /// part sanitised as R17 does a name; or why it is refused (an empty,
     /// `.` or `..` part, which includes a leading or trailing `/`).
@@ -67,6 +73,11 @@ public enum FilesPath {
                 parts.append(name)
             }
         }
-        return .success(parts.joined(separator: "/"))
+        let folder = parts.joined(separator: "/")
+        guard folder.utf8.count <= maxFolderBytes else {
+            return .failure(FolderOptionError(
+                "a folder path of \(folder.utf8.count) bytes (at most \(maxFolderBytes): the state dir's path and the file's name must fit in the 4096 bytes of a path)"))
+        }
+        return .success(folder)
     }
 }

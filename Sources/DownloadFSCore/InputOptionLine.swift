@@ -31,6 +31,10 @@ public enum InputOptionLine {
         switch key {
         case "out":
             guard !value.isEmpty else { return "malformed option out: empty file name" }
+            // As a `dir=` part: a name the user gave that cleans to nothing is theirs to fix (R17).
+            guard !FileName.sanitizedOrEmpty(value).isEmpty else {
+                return "malformed option out=\(value): it leaves no name once cleaned (R17)"
+            }
             options.out = value
         case "dir":
             switch FilesPath.folder(fromOption: value) {

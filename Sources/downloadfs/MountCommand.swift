@@ -73,7 +73,12 @@ struct MountCommand: ParsableCommand {
     var givenAsMountOption: [String] = []
 
     func validate() throws {
-        guard maxActive >= 1 else { throw refusal("max-active", maxActive, "must be at least 1") }
+        let range = ControlCommand.maxActiveRange
+        guard maxActive >= range.lowerBound else { throw refusal("max-active", maxActive, "must be at least 1") }
+        // What MOUNT/ctl takes, so the setting `cat ctl` shows can be written back (R31).
+        guard maxActive <= range.upperBound else {
+            throw refusal("max-active", maxActive, "must be at most \(range.upperBound)")
+        }
         guard maxTries >= 1 else { throw refusal("max-tries", maxTries, "must be at least 1") }
         let splits = TaskOptions.splitRange
         if let split, !splits.contains(split) {

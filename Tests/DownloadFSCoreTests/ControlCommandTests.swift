@@ -81,6 +81,14 @@ final class ControlCommandTests: XCTestCase {
                        "unknown command \"stop-all\" (use max-active N, limit RATE, split N, pause-all, resume-all or forget-completed)")
     }
 
+    /// A log line shows control characters as two hex digits each: "\x0a" then "b" is not "\xab".
+    func test_refusalsShowControlCharactersUnambiguously() {
+        guard case .failure(let error) = ControlCommand.parseGlobal("max-active 2\nsplit 3") else { return XCTFail() }
+        XCTAssertTrue(error.message.contains("\"max-active 2\\x0asplit 3\""), error.message)
+        guard case .failure(let escape) = ControlCommand.parseGlobal("max-active \u{1b}[31m9999") else { return XCTFail() }
+        XCTAssertTrue(escape.message.hasPrefix("bad max-active \"\\x1b[31m9999\""), escape.message)
+    }
+
     func test_R31_anythingElseIsRefused() {
         for text in ["", "max-active", "max-active 0", "max-active -1", "max-active x", "max-active 1001",
                      "max-active 2 3", "limit", "limit -5", "pause-all now", "pause", "stop-all",

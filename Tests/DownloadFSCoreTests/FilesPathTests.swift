@@ -39,6 +39,14 @@ final class FilesPathTests: XCTestCase {
         XCTAssertEqual(FilesPath.folder(fromOption: "/etc").failure?.reason, "an absolute path (a folder is relative to files/)")
     }
 
+    /// A folder the finished file could never be moved into is refused when written (R35, R11).
+    func test_R35_aFolderTooLongForAPathIsRefused() {
+        let fits = Array(repeating: "abcdefgh", count: 227).joined(separator: "/")  // 2042 bytes
+        XCTAssertEqual(try FilesPath.folder(fromOption: fits).get(), fits)
+        let deep = Array(repeating: "abcdefgh", count: 900).joined(separator: "/")
+        XCTAssertTrue(FilesPath.folder(fromOption: deep).failure?.reason.contains("at most 2048") == true)
+    }
+
     func test_R17_collisionSuffixGoesOnTheNameNotTheFolder() {
         XCTAssertEqual(FileName.withCollisionSuffix("m.d/a.iso", 1), "m.d/a (1).iso")
         XCTAssertEqual(FileName.withCollisionSuffix("m.d/a", 2), "m.d/a (2)")

@@ -280,6 +280,9 @@ final class InputParserTests: XCTestCase {
 
     func test_R11_rejectsMalformedOut() {
         assertRejected("http://h/a\n out=\n", line: 2, reason: "empty file name")
+        for name in ["...", "..", "."] {
+            assertRejected("http://h/a\n out=\(name)\n", line: 2, reason: "leaves no name once cleaned")
+        }
     }
 
     func test_R11_rejectsMalformedHeader() {

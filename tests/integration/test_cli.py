@@ -118,6 +118,7 @@ def test_r4_client_commands_name_the_mount_when_there_are_two(make_mount, faults
 @pytest.mark.parametrize("flag, value, words", [
     ("--split", "99", "--split 99: must be from 1 to 16"),
     ("--max-active", "0", "--max-active 0: must be at least 1"),
+    ("--max-active", "5000", "--max-active 5000: must be at most 1000"),
     ("--speed-limit", "2Mb", "--speed-limit 2Mb: rate"),
 ])
 def test_r1_a_flag_error_names_the_flag(make_mount, tmp_path, flag, value, words):
