@@ -580,10 +580,16 @@ def test_r18_r30_task_limit_holds_across_its_connections(mount, faultserver):
     # The first GET runs to the file's end and is cut where the second
     # segment begins; while the limit holds it back, the server fills the
     # kernel's socket buffers, which are lost at the cut. Nothing else may
-    # be fetched twice: the closed ranges asked are disjoint.
+    # be fetched twice: the closed ranges asked are disjoint, but for a tail
+    # the endgame handed from a slow connection to a new one once the limit
+    # was lifted (the slow one stopped where the new one starts; a loaded
+    # machine makes one slow), which the task log says.
     gets = faultserver.gets("/seglim.bin")
     closed = sorted((r.range_start, r.range_end) for r in gets if r.range_end is not None)
-    assert len(closed) >= 1 and all(a[1] < b[0] for a, b in zip(closed, closed[1:])), f"ranges asked twice: {closed}"
+    overlapping = [(a, b) for a, b in zip(closed, closed[1:]) if a[1] >= b[0]]
+    assert closed and (not overlapping or (all(a[1] == b[1] for a, b in overlapping)
+                                           and "endgame: slow connections handed" in mount.task_log(task))), \
+        f"ranges asked twice: {closed}"
     assert all(r.sent <= r.range_end - r.range_start + 1 for r in gets if r.range_end is not None)
     buffers = _socket_buffer_bytes()
     assert faultserver.bytes_sent("/seglim.bin") <= size + buffers + 4 * CUT_SLACK
