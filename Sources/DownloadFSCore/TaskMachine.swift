@@ -211,7 +211,7 @@ public struct TaskMachine: Sendable {
         step.task.startedAt = at
         if task.downloaded > 0 {
             step.log.append(TransferProtocol(url: task.url).resuming(
-                from: task.downloaded, hasValidator: ResumeDecision.hasValidator(task.stored)))
+                held: task.ranges, hasValidator: ResumeDecision.hasValidator(task.stored)))
         }
         step.effects.append(.startTransfer(serial: serial, stored: step.task.stored))
     }

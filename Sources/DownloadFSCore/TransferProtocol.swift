@@ -17,15 +17,24 @@ public enum TransferProtocol: Sendable, Equatable {
         }
     }
 
-    /// The task log's line when a resume is asked for.
-    public func resuming(from offset: Int64, hasValidator: Bool) -> String {
+    /// The task log's line when a resume is about to be asked for, before
+    /// any answer: what is held and how the rest will be asked; whether the
+    /// server took it is `resumed`'s line, or a start-over's.
+    public func resuming(held: ByteRanges, hasValidator: Bool) -> String {
+        let pieces = held.ranges.count
+        let what: String
+        if pieces == 1, held.ranges[0].lowerBound == 0 {
+            what = "resuming from byte \(held.count)"
+        } else {
+            // A segmented task asks for each hole: no one byte it resumes from.
+            what = "resuming: \(held.count) bytes already here in \(pieces) pieces; asking for the rest"
+        }
         switch self {
         case .http:
-            return hasValidator ? "resuming from byte \(offset)"
-                : "resuming from byte \(offset) by size: the server gave no ETag or Last-Modified"
+            return hasValidator ? what : what + " by size: the server gave no ETag or Last-Modified"
         case .ftp:
-            return hasValidator ? "resuming from byte \(offset) with REST (checked against the size and modification time)"
-                : "resuming from byte \(offset) with REST, by size: the server gave no modification time (MDTM)"
+            return hasValidator ? what + " with REST, if the size and modification time (MDTM) are unchanged"
+                : what + " with REST, by size: the server gave no modification time (MDTM)"
         }
     }
 }

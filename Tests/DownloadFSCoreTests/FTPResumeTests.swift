@@ -51,6 +51,7 @@ final class FTPResumeTests: XCTestCase {
         XCTAssertEqual(TransferProtocol(url: "https://h/x"), .http)
         XCTAssertEqual(TransferProtocol.ftp.resumed(at: 7, status: 206), "FTP server resumed at byte 7 (REST)")
         XCTAssertEqual(TransferProtocol.http.resumed(at: 7, status: 206), "server resumed at byte 7 (HTTP 206)")
-        XCTAssertFalse(TransferProtocol.ftp.resuming(from: 7, hasValidator: true).contains("HTTP"))
+        XCTAssertEqual(TransferProtocol.ftp.resuming(held: .prefix(7), hasValidator: true),
+                       "resuming from byte 7 with REST, if the size and modification time (MDTM) are unchanged")
     }
 }

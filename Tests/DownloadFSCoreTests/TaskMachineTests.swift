@@ -399,6 +399,12 @@ final class TaskMachineTests: XCTestCase {
         var ftp = task(downloaded: 10)
         ftp.url = "ftp://h/x"
         XCTAssertTrue(try apply(.begin(serial: 2, at: 0), ftp).log[1].contains("REST"))
+        // Pieces of a segmented download: no one byte to resume from (R52: lines say what really happens).
+        var pieces = task(downloaded: 0)
+        pieces.etag = "\"e\""
+        pieces.ranges = ByteRanges([0..<100, 300..<400])
+        XCTAssertEqual(try apply(.begin(serial: 2, at: 0), pieces).log[1],
+                       "resuming: 200 bytes already here in 2 pieces; asking for the rest")
     }
 
     func test_R31_demoteStopsTheTransfer() throws {
