@@ -240,8 +240,9 @@ public struct TaskMachine: Sendable {
         }
     }
 
-    /// A reading attempt ended: what it fetched is kept; if it failed, its
-    /// readers get EIO (the task's own retries, if any, go on as before).
+    /// A reading attempt ended: what it fetched is kept; if it failed (for
+    /// good: a transient failure is waited out in the engine while readers
+    /// wait), its readers get EIO (the task's own retries, if any, go on).
     private func readingEnded(_ step: inout TaskTransition, outcome: TransferOutcome) {
         step.task.reading = nil
         switch outcome {

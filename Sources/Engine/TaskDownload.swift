@@ -161,8 +161,18 @@ final class TaskDownload {
             open(next.id, next.range, stop: next.stop, from: url)
         }
         live.connections.store(connections.count, ordering: .relaxed)
-        if outcome == nil && connections.isEmpty && parked.isEmpty { outcome = endOfAttempt() }
+        if outcome == nil && connections.isEmpty && parked.isEmpty && !readersWaitOutAPause {
+            outcome = endOfAttempt()
+        }
         if let outcome, connections.isEmpty, !finished { finish(outcome) }
+    }
+
+    /// A reading attempt whose last connection failed while readers wait:
+    /// it stays, with no connection, until its pause is over and the tick
+    /// asks for their ranges again (`connectionFailed`).
+    private var readersWaitOutAPause: Bool {
+        request.readsOnly && live.readersWaiting.load(ordering: .relaxed) > 0
+            && !connectionBackOff.allowsOpening(at: MonotonicClock.now())
     }
 
     /// A reader's window waits for a slot: a window that only reads ahead
@@ -579,6 +589,16 @@ final class TaskDownload {
             return
         case .backingOff, .attemptFails:
             lastFailure = failure
+        }
+        if request.readsOnly, failure.isTransient, live.readersWaiting.load(ordering: .relaxed) > 0 {
+            // A reading attempt (a queued, paused or retrying task, R23):
+            // its readers wait through the server's trouble as a download
+            // retries, and their ranges are asked again after a pause. EIO
+            // is for a failed task's bytes only.
+            lastFailure = failure
+            connectionBackOff.failed(failure, now: now, jitter: jitter, policy: request.retry)
+            apply(attempt.ended(id))
+            return
         }
         let others = connections.count + parked.count
         if others > 0 {

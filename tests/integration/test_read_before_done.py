@@ -328,6 +328,33 @@ def test_r23_many_files_read_at_once_stay_within_the_per_host_bound(make_mount, 
     assert 1 <= peak <= 3, f"{peak} GETs at once for eight readers with 3 connections per host"
 
 
+@pytest.mark.parametrize("state", ["paused", "retrying"])
+def test_r23_a_read_waits_while_the_server_is_down_and_is_served_once_it_is_back(mount, faultserver, state):
+    # R23: EIO is for a failed task's bytes; a paused or retrying task's read blocks until they are.
+    size, seed = 32 * MiB, 235
+    if state == "paused":
+        task = mount.add_one(faultserver.add("/down.bin", size=size, seed=seed, throttle=2 * MiB))
+        _paused_midway(mount, faultserver, task, "/down.bin", 512 * KiB)
+        faultserver.update("/down.bin", status=503, status_times=None)
+    else:
+        # The first answer breaks after 1 MiB; every later one is a 503.
+        task = mount.add_one(faultserver.add("/down.bin", size=size, seed=seed,
+                                             script=[{"cut_after": MiB}] + [{"status": 503}] * 1000))
+        mount.wait_state(task, "retrying", timeout=20)
+    offset = 24 * MiB
+    began = time.monotonic()
+    with pytest.raises(TimeoutError):
+        _timed_read(mount.task_dir(task) / "down.bin", offset, 64 * KiB, timeout=3)
+    asked = [g for g in faultserver.gets("/down.bin")
+             if g.started >= began and g.range_start is not None and g.range_start >= offset - NEAR]
+    # A back-off within each attempt, and a retrying task's own retries (1 s doubling) start new ones:
+    # a handful, not a loop.
+    assert 1 <= len(asked) <= 8, f"{len(asked)} requests for the read's range in 3 s: a back-off, not a loop: {[(round(g.started - began, 2), g.range) for g in asked]}"
+    assert mount.status(task)["state"] == state
+    faultserver.update("/down.bin", status=None, script=[])
+    _reads_right(mount.task_dir(task) / "down.bin", seed, offset, 64 * KiB, f"a {state} task's read once the server is back")
+
+
 def test_r23_paused_task_serves_a_read_and_stays_paused(mount, faultserver):
     size = 32 * MiB
     seed = 234
