@@ -116,6 +116,13 @@ final class EventLog: Sendable {
         logger.error("\(count) log line(s) not stored: \(error.message)")
     }
 
+    /// Lines the catalog refused that are kept to be stored with the next commit (`TaskLoop`).
+    func notStoredYet(_ count: Int, kept: Int, _ error: CatalogError) {
+        let dropped = count - kept
+        let oldest = dropped > 0 ? "; the oldest \(dropped) dropped" : ""
+        logger.error("\(count) log line(s) not stored yet (tried again with the next commit\(oldest)): \(error.message)")
+    }
+
     func daemonText() -> String {
         recent.withLock { $0.text }
     }

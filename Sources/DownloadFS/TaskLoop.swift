@@ -48,6 +48,12 @@ final class TaskLoop: @unchecked Sendable {
     /// Tasks changed by reports whose batch could not be committed: saved
     /// with the next batch.
     private var unsaved: Set<Int64> = []
+    /// Log lines of such batches (a task's `failed: No space left on
+    /// device` among them): stored with the next batch, so the task's `log`
+    /// gets them once the disk has room. At most `unsavedLinesKept`, the
+    /// newest.
+    private var unsavedLines: [EventRecord] = []
+    static let unsavedLinesKept = 10_000
 
     init(state: StateDirectory, catalog: Catalog, log: EventLog, configuration: DaemonConfiguration) {
         self.state = state
@@ -164,7 +170,7 @@ final class TaskLoop: @unchecked Sendable {
         if pacing.downloadsEnded(downloading: downloading) { effects.engine?.noneDownloading() }
         // Also to commit: rows whose commit failed, and the daemon's own lines.
         if pacing.commitNow(at: clock, onlyReports: onlyReports,
-                            changes: !reports.isEmpty || !unsaved.isEmpty || log.hasPending,
+                            changes: !reports.isEmpty || !unsaved.isEmpty || !unsavedLines.isEmpty || log.hasPending,
                             replies: !reports.replies.isEmpty, downloading: downloading) {
             commitReports()
         }
@@ -199,14 +205,19 @@ final class TaskLoop: @unchecked Sendable {
         batch.inserts = turn.inserted.compactMap { set.tasks[$0] }
         batch.updates = turn.updated.compactMap { set.tasks[$0] }
         batch.deletes = Array(turn.deleted)
-        batch.events = records + shown
+        batch.events = (undoable ? [] : unsavedLines) + records + shown
         if !batch.isEmpty {
-            do { try catalog.commit(batch) } catch {
-                log.lost(batch.events.count, error)
+            do {
+                try catalog.commit(batch)
+                if !undoable { unsavedLines = [] }
+            } catch {
                 guard undoable else {
+                    log.notStoredYet(batch.events.count, kept: min(batch.events.count, Self.unsavedLinesKept), error)
                     unsaved = turn.updated.union(turn.inserted)
+                    unsavedLines = Array(batch.events.suffix(Self.unsavedLinesKept))
                     return carryOut(turn, records)
                 }
+                log.lost(batch.events.count, error)
                 set.undo(turn)
                 effects.renameBack(turn.renames)
                 effects.removeFolders(turn.folders)

@@ -41,6 +41,8 @@ def test_r54_enospc_fails_only_that_task(small_tmpfs, make_mount, faultserver):
     ballast.unlink()
     mount.ctl(big, "resume")
     mount.wait_state(big, "completed", timeout=30)
+    # The failure's line, which the full disk kept out of the catalog, is stored once there is room.
+    assert "failed: No space left on device" in mount.task_log(big), mount.task_log(big)
     resumed = faultserver.gets("/big.bin")[-1]
     assert resumed.range_start and resumed.range_start > 0, \
         f"data up to the last checkpoint was not kept: {resumed.range!r}"
