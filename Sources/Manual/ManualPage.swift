@@ -294,7 +294,8 @@ public struct ManualPage: Sendable {
         page.macro("It", .argument(String(failureStatus)))
         page.textLine("""
             Failure, said in one line on stderr: a mount that could not be made, a mount that \
-            refused a command or an input line, a task id that is not there.
+            refused a command or an input line, a task id that is not there, a --mount DIR that \
+            is not a downloadfs mount.
             """)
         page.macro("It", .argument(String(TaskEnding.someFailedStatus)))
         page.textLine("wait and add --wait: some task failed (as aria2c says when some downloads failed).")

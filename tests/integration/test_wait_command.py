@@ -161,3 +161,33 @@ def test_r4_the_usage_script_fails_when_a_download_failed(mount, faultserver, do
                             capture_output=True, text=True, timeout=30, env=env)
     assert result.returncode == 1 and "some downloads failed" in result.stderr, result
     assert "failed: HTTP 404" in (tmp_path / "report").read_text()
+
+
+def test_r4_client_commands_refuse_a_directory_that_is_not_a_mount(mount, faultserver, downloadfs_bin, tmp_path):
+    """`--mount DIR` must name a downloadfs mount: a plain directory shaped
+    like one is not written into, and a missing one is not "no task N"."""
+    plain = tmp_path / "plain"
+    (plain / "queue" / "6").mkdir(parents=True)
+    for name in ("ctl", "status", "log", "queue/new", "queue/6/ctl", "queue/6/wait"):
+        (plain / name).write_text("")
+    url = faultserver.add("/plain.bin", size=1000)
+    for where in (plain, tmp_path / "nonexistent"):
+        for command in (["ctl", "--mount", where, "all", "max-active", "2"], ["ctl", "--mount", where, "6", "pause"],
+                        ["add", "--mount", where, url], ["wait", "--mount", where, "6"], ["wait", "--mount", where],
+                        ["status", where]):
+            result = run_cli([downloadfs_bin, *command], tmp_path, timeout=10)
+            assert result.returncode == 1 and result.stdout == "", (command, result)
+            assert one_line_message(result.stderr) and f"{where} is not a downloadfs mount" in result.stderr, \
+                (command, result)
+    assert [(plain / name).read_text() for name in ("ctl", "queue/new", "queue/6/ctl")] == ["", "", ""], \
+        "nothing written into plain files"
+    assert mount.task_ids() == []
+    # The mount reached through a symbolic link, and by a relative path, is the mount.
+    link = tmp_path / "link"
+    link.symlink_to(mount.mp)
+    result = run_cli([downloadfs_bin, "ctl", "--mount", link, "all", "max-active", "2"], tmp_path, timeout=10)
+    assert (result.returncode, result.stderr) == (0, ""), result
+    assert (mount.mp / "ctl").read_text().splitlines()[0] == "max-active 2"
+    result = subprocess.run([str(downloadfs_bin), "add", "--mount", os.path.relpath(mount.mp, tmp_path), url],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0 and result.stdout.split() == [str(mount.task_ids()[0])], result
