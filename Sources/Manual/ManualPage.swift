@@ -300,7 +300,10 @@ public struct ManualPage: Sendable {
         page.macro("It", .argument(String(TaskEnding.someFailedStatus)))
         page.textLine("wait and add --wait: some task failed (as aria2c says when some downloads failed).")
         page.macro("It", .argument(String(usageStatus)))
-        page.textLine("The command line is wrong: an unknown option, a missing or bad argument.")
+        page.textLine("""
+            The command line is wrong: an unknown option, a missing or bad argument (for add, a URL \
+            argument that is empty, blank, a comment, or more than one line).
+            """)
         page.macro("El")
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DownloadFSCore
 import Foundation
 import Glibc
 
@@ -11,7 +12,10 @@ struct AddCommand: ParsableCommand {
             URLs already queued answer their existing task's id. An aria2 input file
             (URLs, each followed by indented key=value options such as out=NAME)
             is read with -i FILE, or from stdin with - or -i -. If a line is refused,
-            add fails and says which line and why.
+            add fails and says which line and why. Each URL argument is one URL (or
+            TAB-separated mirrors of one file): an empty or blank one, a # comment, one
+            starting with a blank or holding a line break is refused before anything
+            is added (exit 64); options go in an input file.
 
             With --wait, add then waits as downloadfs wait does for the tasks it
             printed: one more line per task (ID completed NAME, ID failed: WHY),
@@ -41,6 +45,11 @@ struct AddCommand: ParsableCommand {
     func validate() throws {
         guard !urls.isEmpty || !inputFile.isEmpty else {
             throw ValidationError("give at least one URL, or an input file with -i FILE (- for stdin)")
+        }
+        // R4: an argument that would add nothing, or bring lines of its own,
+        // is refused before anything is written, not passed to the mount.
+        for url in urls where url != "-" {
+            if let problem = URLArgument.problem(with: url) { throw ValidationError(problem) }
         }
     }
 
