@@ -2,6 +2,7 @@
 of the mount's `wait` (R22) and `ctl` (R30, R31) files."""
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -161,6 +162,37 @@ def test_r4_the_usage_script_fails_when_a_download_failed(mount, faultserver, do
                             capture_output=True, text=True, timeout=30, env=env)
     assert result.returncode == 1 and "some downloads failed" in result.stderr, result
     assert "failed: HTTP 404" in (tmp_path / "report").read_text()
+
+
+def test_r4_concurrent_refusals_each_print_their_own_reason(mount, faultserver, downloadfs_bin, tmp_path):
+    """Several clients refused at the same moment: each prints the reason
+    MOUNT/log gives for its own command or input, not another's."""
+    for round in range(3):
+        procs = []
+        for i in range(8):
+            out = open(tmp_path / f"ctl{i}.out", "wb")
+            procs.append(subprocess.Popen([str(downloadfs_bin), "ctl", "--mount", str(mount.mp), "all", f"bogus{i}"],
+                                          stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+            out.close()
+        for i, proc in enumerate(procs):
+            assert proc.wait(30) == 1
+            said = (tmp_path / f"ctl{i}.out").read_text()
+            assert one_line_message(said) and f'unknown command "bogus{i}"' in said, (round, i, said)
+            assert not re.search(rf'"bogus(?!{i}")\d', said), (round, i, said)
+    procs = []
+    for i in range(6):
+        listing = tmp_path / f"list{i}.txt"
+        listing.write_text(f"{faultserver.url(f'/x{i}.bin')}\n  bogus{i}=1\n")
+        out = open(tmp_path / f"add{i}.out", "wb")
+        procs.append(subprocess.Popen([str(downloadfs_bin), "add", "--mount", str(mount.mp), "-i", str(listing)],
+                                      stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        out.close()
+    for i, proc in enumerate(procs):
+        assert proc.wait(30) == 1
+        said = (tmp_path / f"add{i}.out").read_text()
+        assert one_line_message(said) and f'unknown option "bogus{i}"' in said, (i, said)
+        assert "(pid " not in said, "the tag is for the client to find its line, not for the user"
+    assert mount.task_ids() == []
 
 
 def test_r4_client_commands_refuse_a_directory_that_is_not_a_mount(mount, faultserver, downloadfs_bin, tmp_path):
