@@ -59,6 +59,9 @@ struct AddCommand: ParsableCommand {
         var text = ""
         for path in inputFile { text += try inputText(path) }
         for url in urls { text += url == "-" ? try inputText("-") : url + "\n" }
+        // Made first, so it hears of the tasks from their adding on (a small
+        // file may complete and be forgotten before its wait is read).
+        let waiter = wait ? TaskWaiter(root: root, command: "add") : nil
         // R4: any error from the mount fails the whole input with its
         // reason (MountFiles.add), and no id is printed.
         let added: [Int64]
@@ -66,9 +69,9 @@ struct AddCommand: ParsableCommand {
             throw ClientError("add: " + error.message).exit()
         }
         FileHandle.standardOutput.write(Data(added.map { "\($0)\n" }.joined().utf8))
-        guard wait else { return }
+        guard let waiter else { return }
         do {
-            throw ExitCode(try TaskWaiter(root: root, command: "add").wait(for: added))
+            throw ExitCode(try waiter.wait(for: added))
         } catch let error as ClientError { throw error.exit() }
     }
 

@@ -164,6 +164,46 @@ def test_r4_the_usage_script_fails_when_a_download_failed(mount, faultserver, do
     assert "failed: HTTP 404" in (tmp_path / "report").read_text()
 
 
+def test_r4_r34_a_task_forgotten_before_its_turn_had_completed(mount, faultserver, downloadfs_bin, tmp_path):
+    """`wait` reads the `wait` files one after another: a task that completes
+    while another is waited on, and is forgotten before its turn (`forget`,
+    `forget-completed`, an aria2 client's purge), completed all the same; one
+    removed before its turn failed (`MOUNT/events` tells the two apart)."""
+    first = mount.add_one(faultserver.add("/turn-first.bin", size=4 * MiB, throttle=MiB))
+    mount.ctl(first, "pause")
+    mount.wait_state(first, "paused", timeout=5)
+    forgotten = mount.add_one(faultserver.add("/turn-forgotten.bin", size=64 * KiB), "out=kept file.bin")
+    removed = mount.add_one(faultserver.add("/turn-removed.bin", size=64 * KiB))
+    proc = _start([downloadfs_bin, "wait", "--mount", mount.mp, first, forgotten, removed], tmp_path)
+    wait_until(lambda: _has_open(proc.pid, mount.task_dir(first) / "wait"), 5, "the command to wait on the first task")
+    mount.wait_state(forgotten, "completed")
+    mount.wait_state(removed, "completed")
+    mount.ctl(forgotten, "forget")
+    shutil.rmtree(mount.task_dir(removed))
+    faultserver.update("/turn-first.bin", throttle=None)
+    mount.ctl(first, "resume")
+    code, out, err = _finish(proc, tmp_path)
+    assert out.splitlines() == [f"{first} completed turn-first.bin", f"{forgotten} completed kept file.bin",
+                                f"{removed} failed: task removed"], (code, out, err)
+    assert code == 3, "the removed task failed"
+    assert "kept file.bin" in mount.files()
+
+
+def test_r4_add_wait_reports_a_task_forgotten_at_once_as_completed(mount, faultserver, downloadfs_bin, tmp_path):
+    """`add --wait` follows MOUNT/events from before it adds: a task that
+    completes and is forgotten before its `wait` is read completed."""
+    first = faultserver.add("/aw-first.bin", size=2 * MiB, throttle=MiB)
+    small = faultserver.add("/aw-small.bin", size=1000)
+    proc = _start([downloadfs_bin, "add", "--wait", "--mount", mount.mp, first, small], tmp_path)
+    wait_until(lambda: len(mount.task_ids()) == 2, 5, "both tasks to be added")
+    a, b = mount.task_ids()
+    mount.wait_state(b, "completed")
+    mount.root_ctl("forget-completed")
+    code, out, err = _finish(proc, tmp_path)
+    assert (code, out.splitlines()) == (0, [str(a), str(b), f"{a} completed aw-first.bin", f"{b} completed aw-small.bin"]), \
+        (code, out, err)
+
+
 def test_r4_concurrent_refusals_each_print_their_own_reason(mount, faultserver, downloadfs_bin, tmp_path):
     """Several clients refused at the same moment: each prints the reason
     MOUNT/log gives for its own command or input, not another's."""
