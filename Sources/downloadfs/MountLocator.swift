@@ -46,9 +46,10 @@ enum MountLocator {
     /// `stat`ed, so a mount whose daemon is stopped cannot hang the client
     /// here: `readlink` of a mountpoint is answered by the kernel alone.
     private static func linksFollowed(_ given: String, hops: Int = 0) -> String? {
+        guard hops < 40 else { return nil }  // a loop of links, as ELOOP has it
         var path = Substring(given)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        guard hops < 40, path != "/", let slash = path.lastIndex(of: "/") else { return hops < 40 ? String(path) : nil }
+        guard path != "/", let slash = path.lastIndex(of: "/") else { return String(path) }
         guard let real = realpath(slash == path.startIndex ? "/" : String(path[..<slash]), nil) else { return nil }
         let parent = String(cString: real)
         free(real)
