@@ -33,6 +33,8 @@ void clinux_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), shortened);
 }
 
+int clinux_thread_id(void) { return (int)gettid(); }
+
 long clinux_get_xattr(const char *path, const char *name, void *value, size_t size) {
     return (long)lgetxattr(path, name, value, size);
 }

@@ -158,13 +158,14 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         reader.read(size: size, offset: offset, reply: reply)
     }
 
-    func write(_ inode: UInt64, handle: UInt64, data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+    func write(_ inode: UInt64, handle: UInt64, data: UnsafeRawBufferPointer, offset: Int64,
+               caller: RequestCaller) throws(Errno) -> Int {
         guard let writer = try file(handle) as? any FileWriter else { throw .badHandle }
-        return try writer.write(data, offset: offset)
+        return try writer.write(data, offset: offset, caller: caller)
     }
 
-    func flush(_ inode: UInt64, handle: UInt64) throws(Errno) {
-        try (file(handle) as? any FileFlusher)?.flush()
+    func flush(_ inode: UInt64, handle: UInt64, caller: RequestCaller) throws(Errno) {
+        try (file(handle) as? any FileFlusher)?.flush(caller: caller)
     }
 
     func release(_ inode: UInt64, handle: UInt64) {

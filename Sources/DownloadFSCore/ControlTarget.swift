@@ -20,18 +20,14 @@ public enum ControlTarget: Sendable, Equatable {
         }
     }
 
-    /// Why the mount refused a write to this file, from `MOUNT/log`: the
-    /// newest line `<time> <file>: refused: REASON` (the daemon writes it
-    /// before it answers EINVAL); nil when there is none.
-    public func refusal(inLog log: String) -> String? {
+    /// Why the mount refused thread `writer`'s write to this file, from
+    /// `MOUNT/log`: the newest line `<time> <file>: refused (pid N): REASON`
+    /// for it (the daemon writes it before it answers EINVAL; an older
+    /// daemon's lines name no writer, `RefusalLogLine`); nil when there is none.
+    public func refusal(inLog log: String, writer: Int32) -> String? {
         let marker = "\(file): refused: "
-        for line in log.split(separator: "\n").reversed() {
-            // `<time> <message>`: the message must be this file's, not a
-            // longer path ending in it (`queue/3/ctl` is not the root's `ctl`).
-            guard let space = line.firstIndex(of: " ") else { continue }
-            let message = line[line.index(after: space)...]
-            if message.hasPrefix(marker) { return String(message.dropFirst(marker.count)) }
-        }
-        return nil
+        guard let message = RefusalLogLine.newest(from: file, writer: writer, inLog: log),
+              message.hasPrefix(marker) else { return nil }
+        return String(message.dropFirst(marker.count))
     }
 }

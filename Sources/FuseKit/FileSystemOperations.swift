@@ -31,9 +31,12 @@ public protocol FileSystemOperations: AnyObject, Sendable {
     func list(_ inode: UInt64) throws(Errno) -> DirectoryListing
     func open(_ inode: UInt64, flags: Int32) throws(Errno) -> OpenedFile
     func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply)
-    func write(_ inode: UInt64, handle: UInt64, data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int
-    /// Called on every close(2) of a descriptor; its error is what close returns.
-    func flush(_ inode: UInt64, handle: UInt64) throws(Errno)
+    /// `caller` is the thread that wrote (for a refusal's log line).
+    func write(_ inode: UInt64, handle: UInt64, data: UnsafeRawBufferPointer, offset: Int64,
+               caller: RequestCaller) throws(Errno) -> Int
+    /// Called on every close(2) of a descriptor; its error is what close
+    /// returns. `caller` is the thread that closed it.
+    func flush(_ inode: UInt64, handle: UInt64, caller: RequestCaller) throws(Errno)
     func release(_ inode: UInt64, handle: UInt64)
     func create(parent: UInt64, name: String, flags: Int32) throws(Errno) -> (FileAttributes, OpenedFile)
     /// `mkdir`: the new directory's attributes (one reference, as a lookup's).

@@ -199,13 +199,15 @@ final class LowLevelBridge: @unchecked Sendable {
         ops.write = { req, ino, buf, size, offset, fi in
             do throws(Errno) {
                 let written = try LowLevelBridge.from(req).operations.write(ino, handle: LowLevelBridge.handle(fi),
-                    data: UnsafeRawBufferPointer(start: buf, count: size), offset: Int64(offset))
+                    data: UnsafeRawBufferPointer(start: buf, count: size), offset: Int64(offset),
+                    caller: RequestCaller(req))
                 fuse_reply_write(req, written)
             } catch { fuse_reply_err(req, error.code) }
         }
         ops.flush = { req, ino, fi in
             do throws(Errno) {
-                try LowLevelBridge.from(req).operations.flush(ino, handle: LowLevelBridge.handle(fi))
+                try LowLevelBridge.from(req).operations.flush(ino, handle: LowLevelBridge.handle(fi),
+                                                              caller: RequestCaller(req))
                 fuse_reply_err(req, 0)
             } catch { fuse_reply_err(req, error.code) }
         }

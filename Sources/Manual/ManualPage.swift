@@ -294,12 +294,16 @@ public struct ManualPage: Sendable {
         page.macro("It", .argument(String(failureStatus)))
         page.textLine("""
             Failure, said in one line on stderr: a mount that could not be made, a mount that \
-            refused a command or an input line, a task id that is not there.
+            refused a command or an input line, a task id that is not there, a --mount DIR that \
+            is not a downloadfs mount.
             """)
         page.macro("It", .argument(String(TaskEnding.someFailedStatus)))
         page.textLine("wait and add --wait: some task failed (as aria2c says when some downloads failed).")
         page.macro("It", .argument(String(usageStatus)))
-        page.textLine("The command line is wrong: an unknown option, a missing or bad argument.")
+        page.textLine("""
+            The command line is wrong: an unknown option, a missing or bad argument (for add, a URL \
+            argument that is empty, blank, a comment, or more than one line).
+            """)
         page.macro("El")
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DownloadFSCore
 import Foundation
 import Glibc
 
@@ -11,7 +12,10 @@ struct AddCommand: ParsableCommand {
             URLs already queued answer their existing task's id. An aria2 input file
             (URLs, each followed by indented key=value options such as out=NAME)
             is read with -i FILE, or from stdin with - or -i -. If a line is refused,
-            add fails and says which line and why.
+            add fails and says which line and why. Each URL argument is one URL (or
+            TAB-separated mirrors of one file): an empty or blank one, a # comment, one
+            starting with a blank or holding a line break is refused before anything
+            is added (exit 64); options go in an input file.
 
             With --wait, add then waits as downloadfs wait does for the tasks it
             printed: one more line per task (ID completed NAME, ID failed: WHY),
@@ -42,6 +46,11 @@ struct AddCommand: ParsableCommand {
         guard !urls.isEmpty || !inputFile.isEmpty else {
             throw ValidationError("give at least one URL, or an input file with -i FILE (- for stdin)")
         }
+        // R4: an argument that would add nothing, or bring lines of its own,
+        // is refused before anything is written, not passed to the mount.
+        for url in urls where url != "-" {
+            if let problem = URLArgument.problem(with: url) { throw ValidationError(problem) }
+        }
     }
 
     func run() throws {
@@ -50,6 +59,9 @@ struct AddCommand: ParsableCommand {
         var text = ""
         for path in inputFile { text += try inputText(path) }
         for url in urls { text += url == "-" ? try inputText("-") : url + "\n" }
+        // Made first, so it hears of the tasks from their adding on (a small
+        // file may complete and be forgotten before its wait is read).
+        let waiter = wait ? TaskWaiter(root: root, command: "add") : nil
         // R4: any error from the mount fails the whole input with its
         // reason (MountFiles.add), and no id is printed.
         let added: [Int64]
@@ -57,9 +69,9 @@ struct AddCommand: ParsableCommand {
             throw ClientError("add: " + error.message).exit()
         }
         FileHandle.standardOutput.write(Data(added.map { "\($0)\n" }.joined().utf8))
-        guard wait else { return }
+        guard let waiter else { return }
         do {
-            throw ExitCode(try TaskWaiter(root: root, command: "add").wait(for: added))
+            throw ExitCode(try waiter.wait(for: added))
         } catch let error as ClientError { throw error.exit() }
     }
 

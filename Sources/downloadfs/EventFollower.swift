@@ -3,17 +3,22 @@ import Glibc
 import Threads
 
 /// Reads `MOUNT/events` (R24) on a thread of its own and hands each whole
-/// line on: what aria2's notifications are built on (R73), never a poll
-/// of every task. A read blocks until a line is there; the daemon going
-/// away ends the file, and the follower with it.
+/// line on: what aria2's notifications are built on (R73), and how `wait`
+/// learns how a task it had not reached yet went away (`GoneTaskWatch`),
+/// never a poll of every task. A read blocks until a line is there; the
+/// daemon going away ends the file, and the follower with it.
 final class EventFollower: Sendable {
     private let path: String
+    /// The client command, which names its errors and the thread.
+    private let command: String
     private let onLine: @Sendable (String) -> Void
     private let onEnd: @Sendable (String) -> Void
 
     /// `onEnd` gets why the stream ended (the mount went away, or a read failed).
-    init(mount: String, onLine: @escaping @Sendable (String) -> Void, onEnd: @escaping @Sendable (String) -> Void) {
+    init(mount: String, command: String, onLine: @escaping @Sendable (String) -> Void,
+         onEnd: @escaping @Sendable (String) -> Void) {
         path = mount + "/events"
+        self.command = command
         self.onLine = onLine
         self.onEnd = onEnd
     }
@@ -22,10 +27,10 @@ final class EventFollower: Sendable {
     /// follows it on a new thread.
     func start() throws(ClientError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ClientError("rpc: cannot open \(path): \(String(cString: strerror(errno)))") }
-        do { try OSThread.start("downloadfs-rpc-events") { [self] in follow(fd) } } catch {
+        guard fd >= 0 else { throw ClientError("\(command): cannot open \(path): \(String(cString: strerror(errno)))") }
+        do { try OSThread.start("\(command)-events") { [self] in follow(fd) } } catch {
             close(fd)
-            throw ClientError("rpc: \(error.message)")
+            throw ClientError("\(command): \(error.message)")
         }
     }
 

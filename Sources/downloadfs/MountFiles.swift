@@ -10,8 +10,10 @@ import RPCCore
 /// so whatever a client does, a shell can do.
 ///
 /// A refused write is told in the mount's own words: the daemon writes
-/// its reason to `MOUNT/log` before it answers EINVAL, and the error
-/// carries that line.
+/// its reason to `MOUNT/log` before it answers EINVAL, naming the thread
+/// that wrote, and the error carries the line that names this one
+/// (`RefusalLogLine`): not another client's, refused at the same moment.
+/// Each operation writes, reads back and closes on the calling thread.
 struct MountFiles: MountView {
     let path: String
 
@@ -40,17 +42,17 @@ struct MountFiles: MountView {
     /// errors the daemon logs) its own sentence from MOUNT/log, else the errno's.
     private func inputFailure(_ code: Int32) -> MountViewError {
         let verb = code == EINVAL ? "refused" : "could not add"
-        guard code == EINVAL || code == EIO, let line = lastLogLine(containing: " queue/new: ") else {
+        guard code == EINVAL || code == EIO, let line = ownLogLine(from: "queue/new") else {
             return MountViewError(code: code, message: "the mount \(verb) the input: \(Self.reason(code))")
         }
         return MountViewError(code: code, message: "the mount \(verb) the input (\(Self.reason(code))): \(line)")
     }
 
-    /// The newest line of MOUNT/log holding `marker`, without its timestamp.
-    private func lastLogLine(containing marker: String) -> String? {
-        guard let log = try? String(contentsOfFile: path + "/log", encoding: .utf8),
-              let line = log.split(separator: "\n").last(where: { $0.contains(marker) }) else { return nil }
-        return line.split(separator: " ", maxSplits: 1).last.map(String.init) ?? String(line)
+    /// The newest MOUNT/log line from `source` about this thread's write,
+    /// without its time (`RefusalLogLine`).
+    private func ownLogLine(from source: String) -> String? {
+        guard let log = try? String(contentsOfFile: path + "/log", encoding: .utf8) else { return nil }
+        return RefusalLogLine.newest(from: source, writer: clinux_thread_id(), inLog: log)
     }
 
     // MARK: - ctl (R30, R31)
@@ -81,7 +83,7 @@ struct MountFiles: MountView {
                 throw MountViewError(code: error.code, message: "\(file) did not take \"\(command)\": \(Self.reason(error.code))")
             }
             let log = (try? String(contentsOfFile: path + "/log", encoding: .utf8)) ?? ""
-            let reason = target.refusal(inLog: log) ?? Self.reason(error.code)
+            let reason = target.refusal(inLog: log, writer: clinux_thread_id()) ?? Self.reason(error.code)
             throw MountViewError(code: error.code, message: "the mount refused \"\(command)\": \(reason)")
         }
     }

@@ -7,10 +7,21 @@ import Foundation
 /// MOUNTPOINT argument), so the hints below work as written everywhere.
 /// Nothing here touches the mount itself: paths are made absolute as
 /// strings and mounts are read from /proc/self/mountinfo.
+///
+/// A directory given is checked against that table: a plain directory (or
+/// a missing one) is no mount, and a client that wrote into its files as
+/// if it were would "succeed" at nothing (`ctl` writing a plain file,
+/// `add` printing no id) or blame a task that was never there.
 enum MountLocator {
     static func resolve(_ given: String?, command: String) throws -> String {
-        if let given { return MountPreflight.absolute(given) }
         let mounts = MountTable.downloadfsMounts()
+        if let given {
+            let path = MountPreflight.absolute(given)
+            guard let mount = mount(at: path, among: mounts) else {
+                throw ClientError("\(command): \(path) is not a downloadfs mount; is downloadfs mounted there?")
+            }
+            return mount.mountpoint
+        }
         switch mounts.count {
         case 1: return mounts[0].mountpoint
         case 0: throw ClientError("\(command): no downloadfs is mounted; mount one with downloadfs mount DIR")
@@ -18,6 +29,36 @@ enum MountLocator {
             let list = mounts.map(\.mountpoint).joined(separator: ", ")
             throw ClientError("\(command): several downloadfs mounts (\(list)); say which with --mount DIR")
         }
+    }
+
+    /// The downloadfs mount at `path`: the one whose mountpoint is `path`
+    /// as written or, failing that, as its symbolic links lead (a home
+    /// directory reached through a link: the mount table holds the path the
+    /// kernel resolved).
+    private static func mount(at path: String, among mounts: [MountTable.Mount]) -> MountTable.Mount? {
+        if let mount = mounts.first(where: { $0.mountpoint == path }) { return mount }
+        guard let resolved = linksFollowed(path) else { return nil }
+        return mounts.first { $0.mountpoint == resolved }
+    }
+
+    /// `path` with its symbolic links followed: its parent's `realpath`,
+    /// then its last part's link, if it is one. The last part is never
+    /// `stat`ed, so a mount whose daemon is stopped cannot hang the client
+    /// here: `readlink` of a mountpoint is answered by the kernel alone.
+    private static func linksFollowed(_ given: String, hops: Int = 0) -> String? {
+        guard hops < 40 else { return nil }  // a loop of links, as ELOOP has it
+        var path = Substring(given)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        guard path != "/", let slash = path.lastIndex(of: "/") else { return String(path) }
+        guard let real = realpath(slash == path.startIndex ? "/" : String(path[..<slash]), nil) else { return nil }
+        let parent = String(cString: real)
+        free(real)
+        let joined = (parent == "/" ? "" : parent) + "/" + path[path.index(after: slash)...]
+        var target = [UInt8](repeating: 0, count: Int(PATH_MAX))
+        let count = readlink(joined, &target, target.count)
+        guard count > 0 else { return joined }
+        let link = String(decoding: target[..<count], as: UTF8.self)
+        return linksFollowed(link.hasPrefix("/") ? link : parent + "/" + link, hops: hops + 1)
     }
 
     /// The mount named by the MOUNTPOINT argument or by `--mount`, made

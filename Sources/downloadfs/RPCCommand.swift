@@ -72,7 +72,7 @@ struct RPCCommand: ParsableCommand {
 
         // Opened before the port, so a client that connects sees every change from then on.
         let notifications = Mutex(Aria2NotificationFeed())
-        let events = EventFollower(mount: root, onLine: { line in
+        let events = EventFollower(mount: root, command: "rpc", onLine: { line in
             if let notice = notifications.withLock({ $0.notice(forEventLine: line) }) { server.broadcast(notice) }
         }, onEnd: { why in
             FileHandle.standardError.write(Data("downloadfs: rpc: \(why); stopping\n".utf8))

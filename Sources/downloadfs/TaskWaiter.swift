@@ -6,9 +6,22 @@ import Glibc
 /// and `add --wait`: a read of each `queue/<id>/wait` in turn, a line per
 /// task on stdout as it is known, and the exit status from them all
 /// (`TaskEnding`).
+///
+/// A task gone by its turn (its `wait` says removed, or is not there) may
+/// have completed and been forgotten meanwhile: `MOUNT/events`, followed
+/// from when the waiter is made (`GoneTaskWatch`), says which. So make the
+/// waiter before looking at any task, and before adding the tasks that
+/// `add --wait` waits on.
 struct TaskWaiter {
     let root: String
     let command: String
+    private let gone: GoneTaskWatch
+
+    init(root: String, command: String) {
+        self.root = root
+        self.command = command
+        gone = GoneTaskWatch(mount: root, command: command)
+    }
 
     /// Every task of `MOUNT/status` not completed or failed (paused ones too).
     func unfinished() throws(ClientError) -> [Int64] {
@@ -21,8 +34,10 @@ struct TaskWaiter {
     /// Waits for each of `ids`, in the order given, printing its line once
     /// it has ended; returns 0 when all completed, 3 when any failed. An id
     /// that is not there when asked for is an error before any wait; one
-    /// removed while waited on has failed (`failed: task removed`, R22).
+    /// removed while waited on has failed (`failed: task removed`, R22),
+    /// and one forgotten before its turn had completed (R34).
     func wait(for ids: [Int64]) throws(ClientError) -> Int32 {
+        gone.watch(only: ids)
         for id in ids where access(taskDirectory(id), F_OK) != 0 {
             let code = errno
             if code == ENOENT { throw ClientError("\(command): no task \(id) in \(root) (downloadfs status lists them)") }
@@ -31,8 +46,10 @@ struct TaskWaiter {
         var endings: [TaskEnding] = []
         for id in ids {
             let before = name(of: id)
-            let ending = try waitFor(id)
-            let line = ending.line(id: id, name: ending == .completed ? name(of: id) ?? before : nil)
+            var ending = try waitFor(id)
+            var goneName: String?
+            if ending == .failed(GoneTaskEndings.removed) { (ending, goneName) = gone.ending(ofGone: id) }
+            let line = ending.line(id: id, name: ending == .completed ? goneName ?? name(of: id) ?? before : nil)
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
             endings.append(ending)
         }
@@ -53,8 +70,8 @@ struct TaskWaiter {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
-            // Removed between the check and the open.
-            if code == ENOENT { return .failed("task removed") }
+            // Gone between the check and the open (removed, or forgotten).
+            if code == ENOENT { return .failed(GoneTaskEndings.removed) }
             throw ClientError("\(command): cannot open \(path): \(String(cString: strerror(code)))")
         }
         defer { close(fd) }

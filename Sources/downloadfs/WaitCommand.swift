@@ -14,7 +14,9 @@ struct WaitCommand: ParsableCommand {
             too — then prints one line per task, in the order given:
               ID completed NAME
               ID failed: WHY
-            A task removed while waited on has failed (failed: task removed).
+            A task removed while waited on has failed (failed: task removed); one
+            that completed and was forgotten before its turn (forget,
+            forget-completed) completed, and is reported so.
             Exits 0 when every task completed, 3 when any failed (as aria2c does
             when some downloads failed), 1 when an id is not a task of the mount.
 

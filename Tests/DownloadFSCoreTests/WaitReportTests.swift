@@ -69,18 +69,41 @@ final class WaitReportTests: XCTestCase {
     func test_R4_ctlFindsTheReasonOfItsRefusalInTheLog() {
         let log = """
             2026-11-26T10:00:00Z task 3 added: http://h/a
-            2026-11-26T10:00:01Z queue/3/ctl: refused: unknown command "old" (use pause, resume)
-            2026-11-26T10:00:02Z ctl: refused: bad max-active "x" (use a whole number from 1 to 1000)
-            2026-11-26T10:00:03Z queue/13/ctl: refused: bad split "99" (use a whole number from 1 to 16)
-            2026-11-26T10:00:04Z queue/3/ctl: refused: unknown command "bogus" (use pause, resume)
-            2026-11-26T10:00:05Z queue/new: refused line 1: no URL
+            2026-11-26T10:00:01Z queue/3/ctl: refused (pid 40): unknown command "old" (use pause, resume)
+            2026-11-26T10:00:02Z ctl: refused (pid 40): bad max-active "x" (use a whole number from 1 to 1000)
+            2026-11-26T10:00:03Z queue/13/ctl: refused (pid 40): bad split "99" (use a whole number from 1 to 16)
+            2026-11-26T10:00:04Z queue/3/ctl: refused (pid 40): unknown command "bogus" (use pause, resume)
+            2026-11-26T10:00:05Z queue/new: refused a write (pid 40), nothing added: line 1: no URL
 
             """
-        XCTAssertEqual(ControlTarget.task(3).refusal(inLog: log), "unknown command \"bogus\" (use pause, resume)")
-        XCTAssertEqual(ControlTarget.all.refusal(inLog: log), "bad max-active \"x\" (use a whole number from 1 to 1000)",
-                       "the root's ctl, not queue/3/ctl")
-        XCTAssertEqual(ControlTarget.task(13).refusal(inLog: log), "bad split \"99\" (use a whole number from 1 to 16)")
-        XCTAssertNil(ControlTarget.task(4).refusal(inLog: log))
-        XCTAssertNil(ControlTarget.all.refusal(inLog: ""))
+        XCTAssertEqual(ControlTarget.task(3).refusal(inLog: log, writer: 40), "unknown command \"bogus\" (use pause, resume)")
+        XCTAssertEqual(ControlTarget.all.refusal(inLog: log, writer: 40),
+                       "bad max-active \"x\" (use a whole number from 1 to 1000)", "the root's ctl, not queue/3/ctl")
+        XCTAssertEqual(ControlTarget.task(13).refusal(inLog: log, writer: 40), "bad split \"99\" (use a whole number from 1 to 16)")
+        XCTAssertNil(ControlTarget.task(4).refusal(inLog: log, writer: 40))
+        XCTAssertNil(ControlTarget.all.refusal(inLog: "", writer: 40))
+    }
+
+    func test_R4_ctlFindsItsOwnRefusalAmongOthersAtOnce() {
+        let log = """
+            2026-11-26T10:00:01Z ctl: refused (pid 101): unknown command "bogus1" (use max-active N, …)
+            2026-11-26T10:00:01Z ctl: refused (pid 108): unknown command "bogus8" (use max-active N, …)
+            2026-11-26T10:00:01Z queue/3/ctl: refused (pid 101): unknown command "mine" (use pause, …)
+
+            """
+        XCTAssertEqual(ControlTarget.all.refusal(inLog: log, writer: 101), "unknown command \"bogus1\" (use max-active N, …)",
+                       "its own line, not the newest")
+        XCTAssertEqual(ControlTarget.all.refusal(inLog: log, writer: 108), "unknown command \"bogus8\" (use max-active N, …)")
+        XCTAssertNil(ControlTarget.all.refusal(inLog: log, writer: 999), "another's reason is never taken for one's own")
+    }
+
+    func test_R4_ctlReadsTheLogOfADaemonThatNamesNoWriter() {
+        let log = """
+            2026-11-26T10:00:01Z queue/3/ctl: refused: unknown command "old" (use pause, resume)
+            2026-11-26T10:00:04Z queue/3/ctl: refused: unknown command "bogus" (use pause, resume)
+
+            """
+        XCTAssertEqual(ControlTarget.task(3).refusal(inLog: log, writer: 40), "unknown command \"bogus\" (use pause, resume)",
+                       "the newest, as before the writer was named")
     }
 }

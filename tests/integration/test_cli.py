@@ -274,3 +274,21 @@ def test_r5_help_subcommand_is_the_help_not_a_mount(downloadfs_bin, tmp_path, co
     assert sorted(p.name for p in cwd.iterdir()) == [command[0]], "it made or mounted something"
     with open("/proc/mounts") as mounts:
         assert str(tmp_path) not in mounts.read()
+
+
+@pytest.mark.parametrize("argument, words", [
+    ("", "is empty"),
+    (" ", "is blank"),
+    ("#comment", "is a comment, not a URL"),
+    ("URL\n  out=zz.bin", "holds a line break"),
+    ("  out=zz.bin", "option line"),
+], ids=["empty", "blank", "comment", "newline", "leading_blank"])
+def test_r4_add_refuses_an_argument_that_is_not_one_url(mount, faultserver, downloadfs_bin, tmp_path, argument, words):
+    """Each URL argument is one URL line: one that would add nothing (and
+    print no id) or bring lines of its own is refused before anything is
+    written, as a usage error."""
+    url = faultserver.add("/arg.bin", size=1000)
+    result = run_cli([downloadfs_bin, "add", "--mount", mount.mp, url, argument.replace("URL", url)], tmp_path)
+    assert result.returncode == 64, result
+    assert result.stdout == "" and words in result.stderr, result
+    assert mount.task_ids() == [], "nothing written, not even the good URL"

@@ -2,6 +2,7 @@
 of the mount's `wait` (R22) and `ctl` (R30, R31) files."""
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -161,3 +162,104 @@ def test_r4_the_usage_script_fails_when_a_download_failed(mount, faultserver, do
                             capture_output=True, text=True, timeout=30, env=env)
     assert result.returncode == 1 and "some downloads failed" in result.stderr, result
     assert "failed: HTTP 404" in (tmp_path / "report").read_text()
+
+
+def test_r4_r34_a_task_forgotten_before_its_turn_had_completed(mount, faultserver, downloadfs_bin, tmp_path):
+    """`wait` reads the `wait` files one after another: a task that completes
+    while another is waited on, and is forgotten before its turn (`forget`,
+    `forget-completed`, an aria2 client's purge), completed all the same; one
+    removed before its turn failed (`MOUNT/events` tells the two apart)."""
+    first = mount.add_one(faultserver.add("/turn-first.bin", size=4 * MiB, throttle=MiB))
+    mount.ctl(first, "pause")
+    mount.wait_state(first, "paused", timeout=5)
+    forgotten = mount.add_one(faultserver.add("/turn-forgotten.bin", size=64 * KiB), "out=kept file.bin")
+    removed = mount.add_one(faultserver.add("/turn-removed.bin", size=64 * KiB))
+    proc = _start([downloadfs_bin, "wait", "--mount", mount.mp, first, forgotten, removed], tmp_path)
+    wait_until(lambda: _has_open(proc.pid, mount.task_dir(first) / "wait"), 5, "the command to wait on the first task")
+    mount.wait_state(forgotten, "completed")
+    mount.wait_state(removed, "completed")
+    mount.ctl(forgotten, "forget")
+    shutil.rmtree(mount.task_dir(removed))
+    faultserver.update("/turn-first.bin", throttle=None)
+    mount.ctl(first, "resume")
+    code, out, err = _finish(proc, tmp_path)
+    assert out.splitlines() == [f"{first} completed turn-first.bin", f"{forgotten} completed kept file.bin",
+                                f"{removed} failed: task removed"], (code, out, err)
+    assert code == 3, "the removed task failed"
+    assert "kept file.bin" in mount.files()
+
+
+def test_r4_add_wait_reports_a_task_forgotten_at_once_as_completed(mount, faultserver, downloadfs_bin, tmp_path):
+    """`add --wait` follows MOUNT/events from before it adds: a task that
+    completes and is forgotten before its `wait` is read completed."""
+    first = faultserver.add("/aw-first.bin", size=2 * MiB, throttle=MiB)
+    small = faultserver.add("/aw-small.bin", size=1000)
+    proc = _start([downloadfs_bin, "add", "--wait", "--mount", mount.mp, first, small], tmp_path)
+    wait_until(lambda: len(mount.task_ids()) == 2, 5, "both tasks to be added")
+    a, b = mount.task_ids()
+    mount.wait_state(b, "completed")
+    mount.root_ctl("forget-completed")
+    code, out, err = _finish(proc, tmp_path)
+    assert (code, out.splitlines()) == (0, [str(a), str(b), f"{a} completed aw-first.bin", f"{b} completed aw-small.bin"]), \
+        (code, out, err)
+
+
+def test_r4_concurrent_refusals_each_print_their_own_reason(mount, faultserver, downloadfs_bin, tmp_path):
+    """Several clients refused at the same moment: each prints the reason
+    MOUNT/log gives for its own command or input, not another's."""
+    for round in range(3):
+        procs = []
+        for i in range(8):
+            out = open(tmp_path / f"ctl{i}.out", "wb")
+            procs.append(subprocess.Popen([str(downloadfs_bin), "ctl", "--mount", str(mount.mp), "all", f"bogus{i}"],
+                                          stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+            out.close()
+        for i, proc in enumerate(procs):
+            assert proc.wait(30) == 1
+            said = (tmp_path / f"ctl{i}.out").read_text()
+            assert one_line_message(said) and f'unknown command "bogus{i}"' in said, (round, i, said)
+            assert not re.search(rf'"bogus(?!{i}")\d', said), (round, i, said)
+    procs = []
+    for i in range(6):
+        listing = tmp_path / f"list{i}.txt"
+        listing.write_text(f"{faultserver.url(f'/x{i}.bin')}\n  bogus{i}=1\n")
+        out = open(tmp_path / f"add{i}.out", "wb")
+        procs.append(subprocess.Popen([str(downloadfs_bin), "add", "--mount", str(mount.mp), "-i", str(listing)],
+                                      stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        out.close()
+    for i, proc in enumerate(procs):
+        assert proc.wait(30) == 1
+        said = (tmp_path / f"add{i}.out").read_text()
+        assert one_line_message(said) and f'unknown option "bogus{i}"' in said, (i, said)
+        assert "(pid " not in said, "the tag is for the client to find its line, not for the user"
+    assert mount.task_ids() == []
+
+
+def test_r4_client_commands_refuse_a_directory_that_is_not_a_mount(mount, faultserver, downloadfs_bin, tmp_path):
+    """`--mount DIR` must name a downloadfs mount: a plain directory shaped
+    like one is not written into, and a missing one is not "no task N"."""
+    plain = tmp_path / "plain"
+    (plain / "queue" / "6").mkdir(parents=True)
+    for name in ("ctl", "status", "log", "queue/new", "queue/6/ctl", "queue/6/wait"):
+        (plain / name).write_text("")
+    url = faultserver.add("/plain.bin", size=1000)
+    for where in (plain, tmp_path / "nonexistent"):
+        for command in (["ctl", "--mount", where, "all", "max-active", "2"], ["ctl", "--mount", where, "6", "pause"],
+                        ["add", "--mount", where, url], ["wait", "--mount", where, "6"], ["wait", "--mount", where],
+                        ["status", where]):
+            result = run_cli([downloadfs_bin, *command], tmp_path, timeout=10)
+            assert result.returncode == 1 and result.stdout == "", (command, result)
+            assert one_line_message(result.stderr) and f"{where} is not a downloadfs mount" in result.stderr, \
+                (command, result)
+    assert [(plain / name).read_text() for name in ("ctl", "queue/new", "queue/6/ctl")] == ["", "", ""], \
+        "nothing written into plain files"
+    assert mount.task_ids() == []
+    # The mount reached through a symbolic link, and by a relative path, is the mount.
+    link = tmp_path / "link"
+    link.symlink_to(mount.mp)
+    result = run_cli([downloadfs_bin, "ctl", "--mount", link, "all", "max-active", "2"], tmp_path, timeout=10)
+    assert (result.returncode, result.stderr) == (0, ""), result
+    assert (mount.mp / "ctl").read_text().splitlines()[0] == "max-active 2"
+    result = subprocess.run([str(downloadfs_bin), "add", "--mount", os.path.relpath(mount.mp, tmp_path), url],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0 and result.stdout.split() == [str(mount.task_ids()[0])], result

@@ -36,6 +36,10 @@ int clinux_fallocate(int fd, long long offset, long long length);
 /// `Thread.name` does not reach the kernel on Linux.
 void clinux_name_thread(const char *name);
 
+/// gettid(2): the calling thread's id, the one the kernel sends a FUSE
+/// daemon with each request (Swift's Glibc module does not declare it).
+int clinux_thread_id(void);
+
 /// lgetxattr(2), lsetxattr(2) (flags 0: create or replace) and
 /// lremovexattr(2): Swift's Glibc module does not include <sys/xattr.h>.
 /// The `l` forms, so a symlink is never followed out of the state dir.

@@ -43,7 +43,9 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
         } catch {
             // The URL is dropped, not kept for close: the reader was told it failed (R4).
             lock.unlock()
-            context.log.daemon("\(source): could not add, nothing added from the last URL: \(error.message)", level: .error)
+            let writer = RefusalLogLine.tag(pid: reply.caller.pid)
+            context.log.daemon("\(source): could not add\(writer), nothing added from the last URL: \(error.message)",
+                               level: .error)
             reply.error(.io)
             return
         }
@@ -54,19 +56,22 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
         _ = text[Int(offset)..<end].withUnsafeBytes { reply.bytes($0) }
     }
 
-    func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+    func write(_ data: UnsafeRawBufferPointer, offset: Int64, caller: RequestCaller) throws(Errno) -> Int {
         lock.lock()
         defer { lock.unlock() }
         // The parser is changed in place (a copy per write made many small
         // writes quadratic, R11); a refusal leaves it as it was.
         let entries: [InputEntry]
         do { entries = try parser.feed(Array(data)) } catch {
-            context.log.daemon("\(source): refused a write, nothing added: \(error.message)", level: .warning)
+            let writer = RefusalLogLine.tag(pid: caller.pid)
+            context.log.daemon("\(source): refused a write\(writer), nothing added: \(error.message)", level: .warning)
             throw .invalid
         }
         do { ids += try add(entries) } catch {
             parser.undoLast()
-            context.log.daemon("\(source): could not add, nothing added from that write: \(error.message)", level: .error)
+            let writer = RefusalLogLine.tag(pid: caller.pid)
+            context.log.daemon("\(source): could not add\(writer), nothing added from that write: \(error.message)",
+                               level: .error)
             throw .io
         }
         return data.count
@@ -74,7 +79,7 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
 
     /// Each close(2) ends the stream so far: a final line without a newline
     /// is taken now (R11), and its error is what close returns.
-    func flush() throws(Errno) {
+    func flush(caller: RequestCaller) throws(Errno) {
         lock.lock()
         defer { lock.unlock() }
         let entries: [InputEntry]
@@ -83,13 +88,16 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
             // options ended); one whose option line it was is already dropped.
             let accepted = parser.takePending()
             parser = InputParser(context: inputContext)
-            context.log.daemon("\(source): refused the last line, nothing added from it: \(error.message)", level: .warning)
+            let writer = RefusalLogLine.tag(pid: caller.pid)
+            context.log.daemon("\(source): refused the last line\(writer), nothing added from it: \(error.message)",
+                               level: .warning)
             if let added = try? add(accepted) { ids += added }
             throw .invalid
         }
         do { ids += try add(entries) } catch {
             parser.undoLast()
-            context.log.daemon("\(source): could not add, nothing added at close: \(error.message)", level: .error)
+            let writer = RefusalLogLine.tag(pid: caller.pid)
+            context.log.daemon("\(source): could not add\(writer), nothing added at close: \(error.message)", level: .error)
             throw .io
         }
     }

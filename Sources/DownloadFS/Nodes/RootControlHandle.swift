@@ -16,7 +16,7 @@ final class RootControlHandle: FileWriter, FileReader {
         settings.read(size: size, offset: offset, reply: reply)
     }
 
-    func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+    func write(_ data: UnsafeRawBufferPointer, offset: Int64, caller: RequestCaller) throws(Errno) -> Int {
         let text = String(decoding: data, as: UTF8.self)
         do throws(ControlCommandError) {
             switch ControlCommand.parseGlobal(text) {
@@ -24,7 +24,8 @@ final class RootControlHandle: FileWriter, FileReader {
             case .failure(let error): throw error
             }
         } catch {
-            context.log.daemon("ctl: refused: \(error.message)", level: .warning)
+            let writer = RefusalLogLine.tag(pid: caller.pid)
+            context.log.daemon("ctl: refused\(writer): \(error.message)", level: .warning)
             throw .invalid
         }
         // Answered once the kernel has been told what the command changed

@@ -19,7 +19,7 @@ final class TaskControlHandle: FileWriter, FileReader {
         settings.read(size: size, offset: offset, reply: reply)
     }
 
-    func write(_ data: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+    func write(_ data: UnsafeRawBufferPointer, offset: Int64, caller: RequestCaller) throws(Errno) -> Int {
         let text = String(decoding: data, as: UTF8.self)
         do throws(ControlCommandError) {
             switch ControlCommand.parseTask(text) {
@@ -27,7 +27,8 @@ final class TaskControlHandle: FileWriter, FileReader {
             case .failure(let error): throw error
             }
         } catch {
-            context.log.daemon("queue/\(id)/ctl: refused: \(error.message)", level: .warning)
+            let writer = RefusalLogLine.tag(pid: caller.pid)
+            context.log.daemon("queue/\(id)/ctl: refused\(writer): \(error.message)", level: .warning)
             throw .invalid
         }
         // Answered once the kernel has been told what the command changed
