@@ -45,10 +45,7 @@ struct CookieFileReader {
     private func readNow(_ path: String) -> Result<String, InputFileProblem> {
         func problem(_ reason: String) -> Result<String, InputFileProblem> { .failure(InputFileProblem(reason: reason)) }
         let absolute = MountPreflight.absolute(path)
-        let real = realpath(absolute, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        } ?? absolute
+        let real = MountPreflight.linksFollowed(absolute) ?? absolute
         for candidate in [absolute, real] where candidate == mountpoint || candidate.hasPrefix(mountpoint + "/") {
             return problem("the file is inside this mount (copy it out first)")
         }

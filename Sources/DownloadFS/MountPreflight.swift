@@ -63,6 +63,15 @@ public enum MountPreflight {
         return "/" + parts.joined(separator: "/")
     }
 
+    /// `path` with every symbolic link followed (realpath(3)); nil when a
+    /// part is missing or a loop. It stats each part: not for a path whose
+    /// mount may hang.
+    public static func linksFollowed(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     /// Takes `nonempty` out of the `-o` values (libfuse 3 does not know it;
     /// the preflight's emptiness check honours it instead). Returns the
     /// values left, empty ones dropped, and whether `nonempty` was given.

@@ -27,4 +27,13 @@ public struct ConnectionBackOff: Sendable, Equatable {
     }
 
     public func allowsOpening(at now: Double) -> Bool { now >= restUntil }
+
+    /// Whether a reading attempt (a queued, paused or retrying task's, R23)
+    /// whose connection failed waits out the pause and asks again, rather
+    /// than end and give its readers EIO: while readers wait, for a failure
+    /// a download would retry. EIO is for a failed task, and a permanent
+    /// answer (a 404) will not change.
+    public static func readingAttemptWaits(after failure: TransferFailure, readersWaiting: Int) -> Bool {
+        readersWaiting > 0 && failure.isTransient
+    }
 }

@@ -33,6 +33,26 @@ public enum EventLine {
         return "\(time(date)) \(id) \(event) \(oneLine)"
     }
 
+    /// A line as a reader takes it back (aria2's notifications, `wait`):
+    /// one change to a task, a `lost N` line, or anything else.
+    public enum Reading: Sendable, Equatable {
+        /// `TIME ID EVENT NAME`; `name` is empty when the line has none.
+        case change(id: Int64, event: Substring, name: Substring)
+        case lost
+        case other
+    }
+
+    /// What `line` says (its newline, if any, is ignored).
+    public static func read(_ line: Substring) -> Reading {
+        var text = line
+        while text.last?.isNewline == true { text = text.dropLast() }
+        let words = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        guard words.count >= 3 else { return .other }
+        if words[1] == "-", words[2] == "lost" { return .lost }
+        guard let id = Int64(words[1]), id > 0 else { return .other }
+        return .change(id: id, event: words[2], name: words.count == 4 ? words[3] : "")
+    }
+
     /// What a reader that fell more than `EventBacklog.limit` lines behind
     /// reads instead of the `count` lines it missed.
     public static func lost(time date: Date, count: Int) -> String {

@@ -41,13 +41,9 @@ public struct GoneTaskEndings: Sendable {
 
     /// Takes one line of `events` (`TIME ID EVENT NAME`, its newline ignored).
     public mutating func take(_ line: Substring) {
-        var text = line
-        while text.last?.isNewline == true { text = text.dropLast() }
-        let words = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
-        guard words.count >= 3, let id = Int64(words[1]), watched?.contains(id) ?? true else { return }
-        let name = words.count == 4 && !words[3].isEmpty ? String(words[3]) : nil
-        switch words[2] {
-        case "forgotten": gone[id] = .ended(.completed, name: name)
+        guard case .change(let id, let event, let name) = EventLine.read(line), watched?.contains(id) ?? true else { return }
+        switch event {
+        case "forgotten": gone[id] = .ended(.completed, name: name.isEmpty ? nil : String(name))
         case "removed": gone[id] = .ended(.failed(Self.removed), name: nil)
         default: break
         }

@@ -113,7 +113,9 @@ public struct InputParser: Sendable {
     }
 
     /// A space or TAB: what an option line (or a blank one) begins with.
-    private static func isBlank(_ byte: UInt8?) -> Bool { byte == 0x20 || byte == 0x09 }
+    /// Space and tab: the blanks of the input form (R10); a line that
+    /// starts with one is the option of the URL before it.
+    static func isBlank(_ byte: UInt8?) -> Bool { byte == 0x20 || byte == 0x09 }
 
     /// At close: the unterminated final line is taken as complete, then everything pending is returned.
     ///

@@ -19,18 +19,15 @@ public enum URLArgument {
             return "a URL argument holds a line break; give each URL as its own argument "
                 + "(options go in an input file, -i FILE)"
         }
-        guard let first = bytes.first(where: { !isBlank($0) }) else {
+        guard let first = bytes.first(where: { !InputParser.isBlank($0) }) else {
             return argument.isEmpty ? "a URL argument is empty" : "a URL argument is blank (\"\(argument)\")"
         }
         if first == UInt8(ascii: "#") {
             return "\"\(argument)\" is a comment, not a URL (queue/new skips lines starting with #)"
         }
-        if isBlank(bytes.first!) {
+        if InputParser.isBlank(bytes.first) {
             return "\"\(argument)\" starts with a blank, which makes it an option line in queue/new; give the URL alone"
         }
         return nil
     }
-
-    /// Space and tab: the blanks of the input form (R10), as `InputParser` has them.
-    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 }

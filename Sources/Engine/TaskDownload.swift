@@ -590,11 +590,9 @@ final class TaskDownload {
         case .backingOff, .attemptFails:
             lastFailure = failure
         }
-        if request.readsOnly, failure.isTransient, live.readersWaiting.load(ordering: .relaxed) > 0 {
-            // A reading attempt (a queued, paused or retrying task, R23):
-            // its readers wait through the server's trouble as a download
-            // retries, and their ranges are asked again after a pause. EIO
-            // is for a failed task's bytes only.
+        if request.readsOnly, ConnectionBackOff.readingAttemptWaits(
+            after: failure, readersWaiting: live.readersWaiting.load(ordering: .relaxed)) {
+            // Its readers wait through the server's trouble; their ranges are asked again after a pause.
             lastFailure = failure
             connectionBackOff.failed(failure, now: now, jitter: jitter, policy: request.retry)
             apply(attempt.ended(id))

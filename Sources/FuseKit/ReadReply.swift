@@ -19,13 +19,13 @@ public final class ReadReply: @unchecked Sendable {
     /// wait answers EAGAIN instead, as a pipe's does, so an event loop
     /// that reads until EAGAIN never blocks on it.
     public let nonBlocking: Bool
-    /// The thread that reads.
-    public let caller: RequestCaller
+    /// The thread that reads; asked of the kernel's request only when
+    /// wanted (a refusal's log line), not for every read.
+    public var caller: RequestCaller { RequestCaller(request) }
 
     init(_ request: fuse_req_t, nonBlocking: Bool = false) {
         self.request = request
         self.nonBlocking = nonBlocking
-        caller = RequestCaller(request)
     }
 
     deinit {

@@ -158,7 +158,7 @@ struct Aria2Calls: Sendable {
     /// `POS_SET` from the head, `POS_CUR` from the task's place, `POS_END`
     /// from the last; kept within the line. Answers the place.
     private func changePosition(_ id: Int64, _ offset: Int64, _ how: String) throws(Aria2Error) -> JSONValue {
-        let waiting = try rows { [.waiting, .paused].contains(Aria2State($0)) }
+        let waiting = try waiting(atMost: nil)
         guard let current = waiting.firstIndex(of: id) else {
             throw .failure("GID#\(Aria2GID.text(id)) not found in the waiting queue.")
         }
@@ -259,7 +259,7 @@ struct Aria2Calls: Sendable {
             "downloadSpeed": .string(String(speed)),
             "uploadSpeed": .string("0"),
             "numActive": .string(String(states.filter { $0 == .active }.count)),
-            "numWaiting": .string(String(states.filter { $0 == .waiting || $0 == .paused }.count)),
+            "numWaiting": .string(String(states.filter(\.isWaiting).count)),
             "numStopped": .string(String(stopped)),
             "numStoppedTotal": .string(String(stopped)),
         ])
@@ -307,7 +307,7 @@ struct Aria2Calls: Sendable {
     /// holds (about 9,000 tasks), or from a mount that does not give it,
     /// the table's by id.
     private func waiting(atMost limit: Int?) throws(Aria2Error) -> [Int64] {
-        let isWaiting = { (state: TaskState) in [.waiting, .paused].contains(Aria2State(state)) }
+        let isWaiting = { (state: TaskState) in Aria2State(state).isWaiting }
         guard let line = try io({ () throws(MountViewError) in try mount.waitingLine() }) else {
             return try rows(atMost: limit, isWaiting)
         }

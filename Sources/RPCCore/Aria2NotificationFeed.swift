@@ -1,3 +1,5 @@
+import DownloadFSCore
+
 /// The notifications WebSocket clients get, made from the lines of
 /// `MOUNT/events` (R24 `TIME ID EVENT NAME`, R73) in the order they come.
 ///
@@ -24,12 +26,14 @@ public struct Aria2NotificationFeed: Sendable {
     /// encoded (`{"jsonrpc":"2.0","method":"aria2.onDownloadStart","params":[{"gid":"000000000000000a"}]}`);
     /// nil when none.
     public mutating func notice(forEventLine line: String) -> [UInt8]? {
-        let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
-        guard words.count >= 3, let id = Int64(words[1].trimmingSuffix(\.isNewline)), id > 0 else {
-            if words.count >= 3, words[1] == "-" { retrying = [] }  // `lost N`: what it missed is unknown
+        let id: Int64, event: Substring
+        switch EventLine.read(Substring(line)) {
+        case .change(let changed, let what, _): (id, event) = (changed, what)
+        case .lost:
+            retrying = []  // what it missed is unknown
             return nil
+        case .other: return nil
         }
-        let event = String(words[2].trimmingSuffix(\.isNewline))
         switch event {
         case "retrying": retrying.insert(id)
         case "queued": break
@@ -44,7 +48,7 @@ public struct Aria2NotificationFeed: Sendable {
         ]).encoded
     }
 
-    static func method(forEvent event: String) -> String? {
+    static func method(forEvent event: Substring) -> String? {
         switch event {
         case "downloading": return "aria2.onDownloadStart"
         case "paused": return "aria2.onDownloadPause"
@@ -53,13 +57,5 @@ public struct Aria2NotificationFeed: Sendable {
         case "failed": return "aria2.onDownloadError"
         default: return nil
         }
-    }
-}
-
-private extension Substring {
-    func trimmingSuffix(_ isTrimmed: (Character) -> Bool) -> Substring {
-        var text = self
-        while let last = text.last, isTrimmed(last) { text = text.dropLast() }
-        return text
     }
 }

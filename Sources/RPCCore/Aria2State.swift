@@ -17,6 +17,9 @@ public enum Aria2State: String, Sendable {
         }
     }
 
+    /// Listed by `tellWaiting`: aria2's waiting queue holds paused downloads too.
+    var isWaiting: Bool { self == .waiting || self == .paused }
+
     /// Listed by `tellStopped` rather than `tellActive` or `tellWaiting`.
     var isStopped: Bool { self == .error || self == .complete || self == .removed }
 }

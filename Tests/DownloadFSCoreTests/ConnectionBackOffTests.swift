@@ -32,4 +32,12 @@ final class ConnectionBackOffTests: XCTestCase {
         backOff.failed(unavailable, now: 10, jitter: 0.5, policy: policy)
         XCTAssertTrue(backOff.allowsOpening(at: 11), "counted from one again")
     }
+
+    /// R23: EIO is for a failed task; a reading attempt waits through what a download would retry.
+    func test_aReadingAttemptWaitsThroughATransientFailureWhileReadersWait() {
+        XCTAssertTrue(ConnectionBackOff.readingAttemptWaits(after: unavailable, readersWaiting: 1))
+        XCTAssertFalse(ConnectionBackOff.readingAttemptWaits(after: .http(status: 404, retryAfter: nil), readersWaiting: 1),
+                       "a permanent answer will not change")
+        XCTAssertFalse(ConnectionBackOff.readingAttemptWaits(after: unavailable, readersWaiting: 0), "nobody waits")
+    }
 }

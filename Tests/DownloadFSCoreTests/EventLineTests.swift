@@ -56,4 +56,16 @@ final class EventLineTests: XCTestCase {
         XCTAssertEqual(EventLine.lost(time: Date(timeIntervalSince1970: 1795691116.052), count: 12_345),
                        "1795691116.052 - lost 12345")
     }
+
+    /// Read back, what the writers above give: the door's notifications and `wait` take lines so.
+    func test_R24_linesReadBack() {
+        let at = Date(timeIntervalSince1970: 1)
+        XCTAssertEqual(EventLine.read(Substring(EventLine.line(time: at, id: 7, event: "completed", name: " a b ") + "\n")),
+                       .change(id: 7, event: "completed", name: " a b "))
+        XCTAssertEqual(EventLine.read("1.000 7 removed"), .change(id: 7, event: "removed", name: ""))
+        XCTAssertEqual(EventLine.read(Substring(EventLine.lost(time: at, count: 3))), .lost)
+        for other in ["", "garbage", "1.000 x queued a", "1.000 0 queued a", "1.000 -3 queued a"] {
+            XCTAssertEqual(EventLine.read(Substring(other)), .other, other)
+        }
+    }
 }

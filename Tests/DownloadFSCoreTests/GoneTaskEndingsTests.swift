@@ -48,6 +48,6 @@ final class GoneTaskEndingsTests: XCTestCase {
     func test_R24_linesThatAreNoTasksChangeArePassedOver() {
         let seen = endings(["", "garbage", "1 x forgotten a", "1 -3 forgotten", "1 3", "1 3 forgotten"])
         XCTAssertEqual(seen.ending(ofGone: 3), .ended(.completed, name: nil), "no name: - is printed")
-        XCTAssertEqual(seen.ending(ofGone: -3), .ended(.completed, name: nil), "never asked: ids are 1, 2, …")
+        XCTAssertEqual(seen.ending(ofGone: -3), .untold, "not a task id (ids are 1, 2, …): passed over")
     }
 }
