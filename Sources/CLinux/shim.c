@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -9,6 +10,10 @@
 
 int clinux_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
+int clinux_spawn_close_from(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
 }
 
 void clinux_malloc_trim(void) { malloc_trim(0); }

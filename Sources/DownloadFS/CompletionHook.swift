@@ -1,4 +1,5 @@
 import Foundation
+import FuseKit
 import Glibc
 import Threads
 
@@ -20,23 +21,17 @@ final class CompletionHook: Sendable {
         environment["DOWNLOADFS_NAME"] = name
         environment["DOWNLOADFS_PATH"] = path
         environment["DOWNLOADFS_URL"] = url
-        let argv = ["/bin/sh", "-c", command]
-        let env = environment.map { "\($0.key)=\($0.value)" }
-        let cArgv = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup($0) } + [nil]
-        defer {
-            cArgv.forEach { free($0) }
-            cEnv.forEach { free($0) }
-        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        // The hook must not hold the daemon's descriptors (ready pipe, /dev/fuse).
+        // stdin from /dev/null; stdout and stderr go where the daemon's go.
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, nil, cArgv, cEnv)
-        guard rc == 0 else {
-            log.daemon("on-complete hook for task \(id) could not start: \(String(cString: strerror(rc)))", level: .warning)
+        let pid: pid_t
+        switch CleanSpawn.spawn("/bin/sh", arguments: ["/bin/sh", "-c", command],
+                                environment: environment.map { "\($0.key)=\($0.value)" }, actions: &actions) {
+        case .success(let started): pid = started
+        case .failure(let error):
+            log.daemon("on-complete hook for task \(id) could not start: \(error)", level: .warning)
             return
         }
         let log = self.log

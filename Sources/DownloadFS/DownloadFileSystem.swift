@@ -108,6 +108,15 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         }
     }
 
+    /// `df MOUNT` shows the state dir's filesystem, where downloads land:
+    /// what tells a user whether the next one fits (sshfs and rclone pass
+    /// their backing store's on the same way).
+    func statistics() throws(Errno) -> statvfs {
+        var figures = statvfs()
+        guard statvfs(context.state.filesDir, &figures) == 0 else { throw Errno(errno) }
+        return figures
+    }
+
     func attributes(_ inode: UInt64) throws(Errno) -> FileAttributes {
         try node(inode).attributes()
     }

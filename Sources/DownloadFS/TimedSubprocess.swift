@@ -1,4 +1,5 @@
 import Foundation
+import FuseKit
 import Glibc
 
 /// Runs a helper program (fusermount3) with a deadline, with its stderr.
@@ -25,13 +26,15 @@ public enum TimedSubprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = CleanSpawn.spawn(executable, arguments: [executable] + arguments,
+                                       environment: CleanSpawn.inheritedEnvironment, actions: &actions)
         close(pipeFDs[1])
         defer { close(pipeFDs[0]) }
-        guard rc == 0 else { return .couldNotStart(String(cString: strerror(rc))) }
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error): return .couldNotStart(error.description)
+        }
 
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)

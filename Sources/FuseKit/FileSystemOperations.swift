@@ -46,6 +46,9 @@ public protocol FileSystemOperations: AnyObject, Sendable {
     func rename(parent: UInt64, name: String, newParent: UInt64, newName: String, flags: UInt32) throws(Errno)
     func extendedAttribute(_ inode: UInt64, name: String) throws(Errno) -> [UInt8]
     func extendedAttributeNames(_ inode: UInt64) throws(Errno) -> [String]
+    /// statfs(2) of the mount (`df`, a file manager's free space): the
+    /// figures of the filesystem where its files are kept.
+    func statistics() throws(Errno) -> statvfs
     /// poll(2), select(2) or epoll on an open file: how ready it is now.
     /// `waiter` is there when a poller will sleep on the answer; keep the
     /// newest (it replaces the file's older ones) and `notify` it when the

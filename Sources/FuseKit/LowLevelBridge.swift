@@ -276,6 +276,12 @@ final class LowLevelBridge: @unchecked Sendable {
                 LowLevelBridge.replyXattr(req, value, size)
             } catch { fuse_reply_err(req, error.code) }
         }
+        ops.statfs = { req, _ in
+            do throws(Errno) {
+                var figures = try LowLevelBridge.from(req).operations.statistics()
+                fuse_reply_statfs(req, &figures)
+            } catch { fuse_reply_err(req, error.code) }
+        }
         ops.setxattr = { req, _, _, _, _, _ in fuse_reply_err(req, EACCES) }
         ops.removexattr = { req, _, _ in fuse_reply_err(req, EACCES) }
         return ops

@@ -234,3 +234,13 @@ def test_r23_a_download_named_like_a_fixed_entry_is_reachable(mount, faultserver
     assert sha256_file(data) == sha256_of(seed, size), f"{data.name} once completed"
     assert sha256_file(mount.mp / "files" / name) == sha256_of(seed, size), f"files/{name}"
     assert mount.read(f"queue/{task}/wait") == "completed\n"
+
+
+def test_statfs_shows_the_state_dirs_filesystem(mount):
+    """`df MOUNT` and a file manager's free space show the filesystem the
+    downloads land on (the state dir's), not a filesystem of 0 bytes."""
+    ours, backing = os.statvfs(mount.mp), os.statvfs(mount.state / "files")
+    assert ours.f_blocks > 0 and ours.f_bsize > 0
+    assert (ours.f_blocks, ours.f_bsize, ours.f_namemax) == (backing.f_blocks, backing.f_bsize, backing.f_namemax)
+    # Free space moves as others write; the two readings are close, not equal.
+    assert abs(ours.f_bavail - backing.f_bavail) * backing.f_frsize < 256 << 20

@@ -11,6 +11,11 @@
 /// (renameat2 with RENAME_NOREPLACE). Returns 0, or -1 with errno set.
 int clinux_rename_noreplace(const char *from, const char *to);
 
+/// posix_spawn_file_actions_addclosefrom_np: the spawned program starts with
+/// every descriptor from `from` up closed. `actions` is a
+/// `posix_spawn_file_actions_t *`. Returns 0 or an errno.
+int clinux_spawn_close_from(void *actions, int from);
+
 /// malloc_trim(0): gives freed heap memory back to the kernel.
 void clinux_malloc_trim(void);
 
