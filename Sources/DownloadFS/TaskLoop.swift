@@ -148,6 +148,10 @@ final class TaskLoop: @unchecked Sendable {
                 shutdownReply = reply
             default:
                 if let request = replies.file(message) {
+                    // A report of this turn (a completion) is committed
+                    // before a request that acts on what it changed (a
+                    // `forget`): `events` shows changes in commit order (R24).
+                    if !reports.isEmpty { commitReports() }
                     var own = TaskSetTurn()
                     set.handle(request, now: now, monotonic: clock, into: &own)
                     // `mv`, `mkdir`: done on disk before the change is committed.

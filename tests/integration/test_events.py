@@ -429,3 +429,36 @@ def test_r24_a_reader_more_than_10000_lines_behind_is_told_what_it_lost(make_mou
         slow.read_until(saw(task, "added"), 10, "the next change")
         assert parse(slow.lines[1])[1:3] == (task, "added")
         assert took < 60
+
+
+def test_r24_r34_a_task_forgotten_as_it_completes_shows_completed_first(make_mount, nginx, nginx_file):
+    """`forget-completed` written over and over while small downloads end: a
+    task can be forgotten only once it is completed, so every reader sees its
+    `completed` line before its `forgotten` one (commit order), however the
+    two land in one turn of the daemon."""
+    mount = make_mount("--max-active", "16")
+    sources = [nginx_file(f"forget-race-{n}.bin", 100 + n, seed=n)[0] for n in range(20)]
+    stop = threading.Event()
+
+    def forget_all():
+        while not stop.is_set():
+            try:
+                (mount.mp / "ctl").write_text("forget-completed\n")
+            except OSError:
+                pass
+
+    with Events(mount) as events:
+        forgetter = threading.Thread(target=forget_all)
+        forgetter.start()
+        try:
+            ids = []
+            for round_ in range(4):
+                ids += mount.add("".join(f"{nginx.url('/' + sources[n % 20])}?r={round_}&n={n}\n" for n in range(200)))
+            events.read_until(lambda lines: all(saw(task, "forgotten")(lines) for task in ids), 60,
+                              "every task to be forgotten")
+        finally:
+            stop.set()
+            forgetter.join(10)
+        for task in ids:
+            seen = events_of(events.lines, task)
+            assert seen.index("completed") < seen.index("forgotten"), f"task {task}: {seen}"
