@@ -144,6 +144,61 @@ def test_r7_status_is_fresh(mount, faultserver):
     assert first_table != second_table
 
 
+def test_r7_a_status_kept_open_is_fresh_at_every_read_from_the_start(mount, faultserver):
+    """A monitor that keeps `status` (and the root `status`) open and reads
+    it again from offset 0, as with /proc files, sees new progress: every
+    read is fresh, not only every open."""
+    task = mount.add_one(faultserver.add("/kept-open.bin", size=16 * MiB, throttle=2 * MiB))
+    mount.wait_downloaded(task, 1)
+    status = os.open(mount.mp / "queue" / str(task) / "status", os.O_RDONLY)
+    table = os.open(mount.mp / "status", os.O_RDONLY)
+    try:
+        first, first_table = os.pread(status, 65536, 0), os.pread(table, 65536, 0)
+        later = mount.add_one(faultserver.add("/added-after-open.bin", size=1000))
+        wait_until(lambda: os.pread(status, 65536, 0) != first, 10, "the open status to show new progress")
+        wait_until(lambda: f"added-after-open.bin".encode() in os.pread(table, 65536, 0), 10,
+                   "the open root status to show a task added after the open")
+        assert os.pread(table, 65536, 0) != first_table
+        mount.wait_state(later, "completed")
+    finally:
+        os.close(status)
+        os.close(table)
+
+
+@pytest.mark.parametrize("log", ["log", "queue/{task}/log"])
+def test_r7_a_log_kept_open_is_followed_like_tail_f(mount, faultserver, log):
+    """`tail -f` keeps the log open and reads on from where it stopped: the
+    lines added since come there, whole."""
+    task = mount.add_one(faultserver.add("/followed.bin", size=16 * MiB, throttle=1 * MiB))
+    mount.wait_downloaded(task, 1)
+    path = mount.mp / log.format(task=task)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        seen = b""
+        while chunk := os.read(fd, 4096):
+            seen += chunk
+        if log == "log":
+            later = mount.add_one(faultserver.add("/added-while-followed.bin", size=1000))
+            marker = b"added-while-followed.bin"
+        else:
+            mount.ctl(task, "pause")
+            marker = b"paused"
+        before = len(seen)
+
+        def followed():
+            nonlocal seen
+            seen += os.read(fd, 4096)
+            return marker in seen[before:]
+
+        wait_until(followed, 10, f"a read at the end of the open {log} to bring the new lines")
+        assert seen.endswith(b"\n")
+        assert seen[before:] in path.read_bytes()
+        if log == "log":
+            mount.wait_state(later, "completed")
+    finally:
+        os.close(fd)
+
+
 def test_r7_growing_data_file_size(mount, faultserver):
     # A server that sends no Content-Length: the total is unknown, so the
     # data file grows as bytes land (R7, R23). With a known total it has its

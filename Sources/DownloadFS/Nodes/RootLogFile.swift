@@ -13,6 +13,7 @@ struct RootLogFile: OpenableNode {
     }
 
     func open() throws(Errno) -> any OpenFile {
-        SnapshotHandle(Array(context.log.daemonText().utf8))
+        let log = context.log
+        return try LiveTextHandle { Array(log.daemonText().utf8) }
     }
 }

@@ -5,7 +5,7 @@ import FuseKit
 import Glibc
 
 /// `MOUNT/status`: every task as a table (R21), streamed from a snapshot
-/// taken at open.
+/// taken at open, and again at each read from the start (R7).
 struct RootStatusFile: OpenableNode {
     let context: NodeContext
     var inode: UInt64 { NodeID.rootStatus.inode }
@@ -16,17 +16,16 @@ struct RootStatusFile: OpenableNode {
     static let sizedUpTo = 2_000
 
     func attributes() throws(Errno) -> FileAttributes {
-        let (tasks, lives) = context.table.snapshot
+        let now = context.table.snapshot
         var size: Int64 = 0
-        if tasks.tasks.count <= Self.sizedUpTo {
-            let handle = RootStatusHandle(tasks, lives)
-            size = handle.renderedSize()
+        if now.0.tasks.count <= Self.sizedUpTo {
+            size = RootStatusHandle { now }.renderedSize()
         }
         return context.attributes(inode, .regular, permissions, size: size, attributeTimeout: KernelCacheTime.live)
     }
 
     func open() throws(Errno) -> any OpenFile {
-        let (tasks, lives) = context.table.snapshot
-        return RootStatusHandle(tasks, lives)
+        let table = context.table
+        return RootStatusHandle { table.snapshot }
     }
 }

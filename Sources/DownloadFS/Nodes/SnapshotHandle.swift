@@ -1,7 +1,7 @@
 import FuseKit
 
-/// Content rendered at open (status, url, logs): every open is fresh (R7)
-/// and one reader sees one consistent text, whatever its read sizes.
+/// Content rendered at open (the settings a `ctl` shows): one reader sees
+/// one consistent text, whatever its read sizes.
 final class SnapshotHandle: FileReader {
     private let bytes: [UInt8]
 

@@ -3,7 +3,7 @@ import FuseKit
 import Glibc
 
 /// A read-only text file of a task (`status`, `url`, `log`): its content is
-/// made at every open (each `cat` is fresh, R7), its size is that content's,
+/// made again as it is read (every read is fresh, R7: `LiveTextHandle`), its size is that content's,
 /// its mtime the time the task was added. A kind says only what its text is
 /// and how long the kernel may keep its attributes.
 protocol TaskTextFile: OpenableNode {
@@ -23,6 +23,7 @@ extension TaskTextFile {
     }
 
     func open() throws(Errno) -> any OpenFile {
-        SnapshotHandle(text(try context.task(id)))
+        let (context, id, file) = (context, id, self)
+        return try LiveTextHandle { (try? context.task(id)).map(file.text) }
     }
 }
