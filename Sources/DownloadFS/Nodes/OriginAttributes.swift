@@ -25,7 +25,7 @@ struct OriginAttributes {
 
     /// R40: the server's Last-Modified, else the completion time.
     static func modified(_ record: DownloadTask) -> Date? {
-        record.lastModified.flatMap(HeaderValue.httpDate) ?? record.completedAt
+        FinishedFileTime.modified(lastModified: record.lastModified, landedAt: record.completedAt)
     }
 
     /// `user.mime_type` only when the server said one.
@@ -59,9 +59,17 @@ struct OriginAttributes {
     /// The Content-Type without its parameters (`; charset=…`), without the
     /// spaces and tabs HTTP allows around it (Foundation's Unicode trimming
     /// cost 7 % of a finishing worker's time for 1,000 small files).
+    ///
+    /// One longer than a media type can be (RFC 6838: a type and a subtype
+    /// of at most 127 characters each) is a server's junk and not shown:
+    /// a filesystem keeps a few KiB per attribute (ext4 about 4,000 bytes),
+    /// so it would be on the mount and not on the disk's copy, and one over
+    /// 64 KiB would be listed but unreadable (E2BIG), failing `rsync -X`.
     private var mimeType: String? {
         guard let type = contentType?.split(separator: ";").first?.trimmingSpacesAndTabs(),
-              !type.isEmpty else { return nil }
+              !type.isEmpty, type.utf8.count <= Self.longestMediaType else { return nil }
         return type
     }
+
+    static let longestMediaType = 255
 }
