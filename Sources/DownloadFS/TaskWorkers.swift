@@ -62,7 +62,8 @@ final class TaskWorkers: Sendable {
     private static func move(_ move: Move, in state: StateDirectory, isTaken: (String) -> Bool) -> FinalizeResult {
         let (id, name, lastModified, origin) = (move.id, move.name, move.lastModified, move.origin)
         let source = state.partial(id)
-        let modified = lastModified.flatMap(HeaderValue.httpDate) ?? Date()
+        let landed = FinishedFileTime.landed(Date())
+        let modified = FinishedFileTime.modified(lastModified: lastModified, landedAt: landed) ?? landed
         let seconds = Int(modified.timeIntervalSince1970)
         var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
         utimensat(AT_FDCWD, source, &times, 0)
@@ -83,7 +84,7 @@ final class TaskWorkers: Sendable {
         }
         guard moved else { return .failed("no free name for \(name)") }
         chmod(state.file(chosen), 0o444)
-        return .moved(name: chosen)
+        return .moved(name: chosen, at: landed)
     }
 
     /// Each job on a queue of its own, which targets the overcommitting

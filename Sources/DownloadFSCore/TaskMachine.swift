@@ -403,9 +403,9 @@ public struct TaskMachine: Sendable {
 
     private func finalized(_ step: inout TaskTransition, result: FinalizeResult, now: Date) throws(TaskMachineError) {
         switch result {
-        case .moved(let name):
+        case .moved(let name, let landed):
             step.task.name = name
-            step.task.completedAt = now
+            step.task.completedAt = landed
             step.task.error = nil
             step.task.failuresWithoutData = 0
             try move(&step, to: .completed, log: "completed: \(name)")

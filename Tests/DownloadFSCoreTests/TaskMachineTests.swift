@@ -5,6 +5,8 @@ import XCTest
 final class TaskMachineTests: XCTestCase {
     private let machine = TaskMachine(retry: RetryPolicy(maxTries: 3))
     private let now = Date(timeIntervalSince1970: 1_800_000_000)
+    /// When a worker moved a finished file into place, a little before the turn that hears of it.
+    private let landedAt = Date(timeIntervalSince1970: 1_799_999_999)
 
     private func task(_ state: TaskState = .queued, downloaded: Int64 = 0, serial: UInt64 = 0,
                       transferring: Bool = false, checksum: Checksum? = nil) -> DownloadTask {
@@ -50,7 +52,7 @@ final class TaskMachineTests: XCTestCase {
          .finished(serial: 5, outcome: .restart(reason: "odd")),
          .mirrorDropped(serial: 5, url: "https://h/file.iso", reason: "HTTP 404 Not Found"),
          .noted(serial: 5, line: "endgame"),
-         .verified(serial: 5, result: .matched), .finalized(serial: 5, result: .moved(name: "file.iso")),
+         .verified(serial: 5, result: .matched), .finalized(serial: 5, result: .moved(name: "file.iso", at: landedAt)),
          .reconcile(DataOnDisk(partialSize: 10, finishedSize: nil))]
     }
 
@@ -139,7 +141,7 @@ final class TaskMachineTests: XCTestCase {
         for event: TaskEvent in [
             .checkpointed(serial: 4, ranges: .prefix(99)), .finished(serial: 4, outcome: .completed(bytes: 100, total: 100)),
             .responded(serial: 4, response: response, decision: .startOver(total: 1, reason: "x"), name: "n"),
-            .verified(serial: 4, result: .matched), .finalized(serial: 4, result: .moved(name: "x")),
+            .verified(serial: 4, result: .matched), .finalized(serial: 4, result: .moved(name: "x", at: landedAt)),
             .mirrorDropped(serial: 4, url: "https://h/file.iso", reason: "HTTP 404 Not Found"),
             .noted(serial: 4, line: "endgame: …"),
         ] {
@@ -359,7 +361,7 @@ final class TaskMachineTests: XCTestCase {
     func test_R23_readersAreToldWhenTheTaskEnds() throws {
         var moving = running()
         moving.phase = .movingIn
-        XCTAssertTrue(try apply(.finalized(serial: 5, result: .moved(name: "file.iso")), moving).effects.contains(.releaseReads))
+        XCTAssertTrue(try apply(.finalized(serial: 5, result: .moved(name: "file.iso", at: landedAt)), moving).effects.contains(.releaseReads))
         let failed = try apply(.finished(serial: 5, outcome: .failed(.http(status: 404, retryAfter: nil), ranges: .prefix(0),
                                                                      receivedData: false)), running())
         XCTAssertEqual(failed.task.state, .failed)
@@ -557,10 +559,10 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(done.task.state, .downloading, "not shown completed before it is in files/")
         XCTAssertEqual(done.task.total, 100)
         XCTAssertEqual(done.effects, [.finalize(serial: 5, name: "file.iso")])
-        let moved = try apply(.finalized(serial: 5, result: .moved(name: "file (1).iso")), done.task)
+        let moved = try apply(.finalized(serial: 5, result: .moved(name: "file (1).iso", at: landedAt)), done.task)
         XCTAssertEqual(moved.task.state, .completed)
         XCTAssertEqual(moved.task.name, "file (1).iso")
-        XCTAssertEqual(moved.task.completedAt, now)
+        XCTAssertEqual(moved.task.completedAt, landedAt, "completed when the file landed, as its mtime says")
         XCTAssertEqual(moved.effects, [.wake("completed\n"), .releaseReads, .runHook])
         let failed = try apply(.finalized(serial: 5, result: .failed("Permission denied")), done.task)
         XCTAssertEqual(failed.task.state, .failed)
@@ -581,7 +583,7 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(flushed.task.state, .verifying)
         XCTAssertEqual(flushed.task.phase, .movingIn)
         XCTAssertEqual(flushed.effects, [.finalize(serial: 5, name: "file.iso")])
-        XCTAssertEqual(try apply(.finalized(serial: 5, result: .moved(name: "file.iso")), flushed.task).task.state, .completed)
+        XCTAssertEqual(try apply(.finalized(serial: 5, result: .moved(name: "file.iso", at: landedAt)), flushed.task).task.state, .completed)
     }
 
     /// R51, R54: the group's flush failed for this file: the task fails with

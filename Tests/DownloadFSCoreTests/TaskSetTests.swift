@@ -67,7 +67,7 @@ final class TaskSetTests: XCTestCase {
             guard let serial = set.tasks[id]?.serial else { return }
             run(.report(id, .finished(serial: serial, outcome: .completed(bytes: bytes, total: bytes))))
             let name = set.tasks[id]!.name
-            run(.report(id, .finalized(serial: serial, result: .moved(name: name))))
+            run(.report(id, .finalized(serial: serial, result: .moved(name: name, at: Date(timeIntervalSince1970: 1_800_000_000)))))
         }
 
         /// Plays the engine settling a stop of task `id`.

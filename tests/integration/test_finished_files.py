@@ -33,6 +33,24 @@ def test_r40_files_listing_size_mode_mtime(mount, faultserver):
     assert started - 2 <= info.st_mtime <= finished + 2, "mtime is not the completion time"
 
 
+def test_r40_r34_r42_files_and_state_files_show_one_mtime_which_forget_keeps(mount, faultserver):
+    """The mtime `files/` shows is the one the file in STATE/files has, to
+    the nanosecond, and `forget` (which then shows the disk's) changes
+    nothing: without a Last-Modified (the time it landed, whole seconds) and
+    with one no filesystem keeps (year 1: the earliest ext4 does)."""
+    cases = {"no-date.bin": dict(no_validators=True),
+             "year-one.bin": dict(last_modified="Mon, 01 Jan 0001 00:00:00 GMT")}
+    tasks = {name: mount.add_one(faultserver.add("/" + name, size=1000, **options)) for name, options in cases.items()}
+    for name, task in tasks.items():
+        mount.wait_state(task, "completed")
+        shown, stored = os.stat(mount.mp / "files" / name), os.stat(mount.state / "files" / name)
+        assert shown.st_mtime_ns == stored.st_mtime_ns, f"{name}: files/ {shown.st_mtime_ns}, STATE/files {stored.st_mtime_ns}"
+        mount.ctl(task, "forget")
+        wait_until(lambda: task not in mount.task_ids(), 10, f"task {task} to be forgotten")
+        assert os.stat(mount.mp / "files" / name).st_mtime_ns == shown.st_mtime_ns, f"{name}: forget changed its mtime"
+    assert os.stat(mount.state / "files" / "year-one.bin").st_mtime == -(2 ** 31)
+
+
 def test_r40_byte_identical_sha256(mount, nginx, nginx_file, tmp_path):
     size = 48 * MiB
     name, digest = nginx_file("identical.bin", size, seed=42)
