@@ -1,7 +1,7 @@
 /// What one open of a file whose text changes (a status, a log) shows, read
 /// after read (R7: every read is fresh).
 ///
-/// - A read from offset 0 takes the text as it is now: a monitor that keeps
+/// - A read from offset 0 (but the open's first) takes the text as it is now: a monitor that keeps
 ///   the file open and reads it again from the start (as with /proc files)
 ///   sees new progress.
 /// - A read at or past the end of the text held takes the text again. When
@@ -21,6 +21,9 @@ public struct FollowedText: Sendable {
     public private(set) var start = 0
     /// Bytes kept behind the newest: past twice this, the older half goes.
     let kept: Int
+    /// Whether a read was served: the first read from 0 uses the text the
+    /// open rendered (a `cat` renders once).
+    private var served = false
 
     public init(_ bytes: [UInt8], kept: Int = 1 << 20) {
         self.bytes = bytes
@@ -30,7 +33,8 @@ public struct FollowedText: Sendable {
     /// The bytes of a read of `size` at `offset`; `current` renders the text
     /// as it is now (nil when there is none any more: the reader keeps what it has).
     public mutating func read(offset: Int, size: Int, current: () -> [UInt8]?) -> ArraySlice<UInt8> {
-        if offset == 0, let now = current() {
+        defer { served = true }
+        if offset == 0, served, let now = current() {
             bytes = now
             start = 0
         } else if offset >= start + bytes.count, let now = current() {
@@ -69,7 +73,7 @@ public struct FollowedText: Sendable {
     /// Where in `now` the last whole line of `held` ends, found from the
     /// end (the newest copy of it): nil when `held` has no whole line or
     /// `now` no longer has it.
-    static func end(ofLastLineOf held: [UInt8], in now: [UInt8]) -> Int? {
+    public static func end(ofLastLineOf held: [UInt8], in now: [UInt8]) -> Int? {
         let newline = UInt8(ascii: "\n")
         guard held.last == newline else { return nil }
         let lineStart = held.dropLast().lastIndex(of: newline).map { $0 + 1 } ?? held.startIndex

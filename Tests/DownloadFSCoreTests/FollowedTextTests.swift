@@ -7,7 +7,9 @@ final class FollowedTextTests: XCTestCase {
 
     func test_aReadFromTheStartTakesTheTextAsItIsNow() {
         var text = FollowedText(bytes("downloaded: 10\n"))
-        XCTAssertTrue(string(text.read(offset: 0, size: 100) { self.bytes("downloaded: 10\n") }) == "downloaded: 10\n")
+        var rendered = 0
+        XCTAssertTrue(string(text.read(offset: 0, size: 100) { rendered += 1; return self.bytes("downloaded: 15\n") }) == "downloaded: 10\n")
+        XCTAssertEqual(rendered, 0, "the first read is served from the text the open rendered")
         XCTAssertTrue(string(text.read(offset: 0, size: 100) { self.bytes("downloaded: 20\n") }) == "downloaded: 20\n")
     }
 
