@@ -142,7 +142,7 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         return listing
     }
 
-    func open(_ inode: UInt64, flags: Int32) throws(Errno) -> OpenedFile {
+    func open(_ inode: UInt64, flags: Int32, caller: RequestCaller) throws(Errno) -> OpenedFile {
         let node = try node(inode)
         if node is any DirectoryNode { throw .isDirectory }
         guard let openable = node as? any OpenableNode else { throw .accessDenied }
@@ -152,7 +152,7 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         let writes = mode == O_WRONLY || mode == O_RDWR || flags & O_TRUNC != 0
         if reads && openable.permissions & 0o400 == 0 { throw .accessDenied }
         if writes && openable.permissions & 0o200 == 0 { throw .accessDenied }
-        return opened(try openable.open())
+        return opened(try openable.open(by: caller))
     }
 
     /// Registers a handle and says how the kernel may treat it.
@@ -181,10 +181,10 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
         (handles.remove(handle) as? any FileReleaser)?.release()
     }
 
-    func create(parent: UInt64, name: String, flags: Int32) throws(Errno) -> (FileAttributes, OpenedFile) {
+    func create(parent: UInt64, name: String, flags: Int32, caller: RequestCaller) throws(Errno) -> (FileAttributes, OpenedFile) {
         let directory = try directory(parent)
         guard let creator = directory as? any CreatingDirectory else { throw .accessDenied }
-        let (node, file) = try creator.create(name)
+        let (node, file) = try creator.create(name, by: caller)
         let attributes: FileAttributes
         do { attributes = try node.attributes() } catch {
             (file as? any FileReleaser)?.release()

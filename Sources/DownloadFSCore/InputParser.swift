@@ -266,10 +266,12 @@ public struct InputParser: Sendable {
             let line: [UInt8]
             if start == 0 && !partialLine.isEmpty {
                 // The line begun in earlier writes ends here.
-                try checkLength(partialLine.count + newline, lastByte: newline > 0 ? bytes[newline - 1] : partialLine.last)
+                try checkLength(partialLine.count + newline, lastByte: newline > 0 ? bytes[newline - 1] : partialLine.last,
+                                seen: bytes[..<newline], mark: &mark)
                 line = partialLine + bytes[..<newline]
             } else {
-                try checkLength(newline - start, lastByte: newline > start ? bytes[newline - 1] : nil)
+                try checkLength(newline - start, lastByte: newline > start ? bytes[newline - 1] : nil,
+                                seen: bytes[start..<newline], mark: &mark)
                 line = Array(bytes[start..<newline])
             }
             if let ended = try parseLine(line, mark: &mark) {
@@ -283,6 +285,7 @@ public struct InputParser: Sendable {
             let length = (start == 0 ? partialLine.count : 0) + rest
             if length > InputParser.maxLineBytes + 1
                 || (length == InputParser.maxLineBytes + 1 && bytes[bytes.count - 1] != 0x0D) {
+                noteRefusedOptionLine(bytes[start...], continuing: start == 0, mark: &mark)
                 throw InputError(line: linesConsumed + 1, reason: InputParser.tooLongReason(length))
             }
         }
@@ -296,11 +299,30 @@ public struct InputParser: Sendable {
     }
 
     /// Refuses a completed line longer than allowed (a final "\r" does not count).
-    private func checkLength(_ length: Int, lastByte: UInt8?) throws(InputError) {
+    ///
+    /// `seen` is the line's part in this write; the rest, when
+    /// the line began in an earlier one, is the partial line.
+    private func checkLength(_ length: Int, lastByte: UInt8?, seen: ArraySlice<UInt8>,
+                             mark: inout UndoMark) throws(InputError) {
         let content = lastByte == 0x0D ? length - 1 : length
         if content > InputParser.maxLineBytes {
+            noteRefusedOptionLine(seen, continuing: seen.startIndex == 0 && !partialLine.isEmpty, mark: &mark)
             throw InputError(line: linesConsumed + 1, reason: InputParser.tooLongReason(content))
         }
+    }
+
+    /// A too-long line refused before it is parsed: when it is an option
+    /// line of the URL pending before this call (it begins with a blank and
+    /// is not all blanks), that URL is refused with it, as for a malformed
+    /// option (R11) — it is never added without the options the user gave.
+    ///
+    /// `seen` is the line's bytes in this write; `continuing` says the
+    /// line began in an earlier write, as the partial line.
+    private func noteRefusedOptionLine(_ seen: ArraySlice<UInt8>, continuing: Bool, mark: inout UndoMark) {
+        guard let pendingLine = mark.pendingLine, pending?.line == pendingLine else { return }
+        let begun = continuing ? partialLine[...] : []
+        guard Self.isBlank(begun.first ?? seen.first) else { return }
+        mark.refusedPending = begun.contains { !Self.isBlank($0) } || seen.contains { !Self.isBlank($0) }
     }
 
     private static func tooLongReason(_ length: Int) -> String {

@@ -28,8 +28,14 @@ public struct TaskIndex: Sendable {
     /// What the scheduler needs of each queued or running task, kept small
     /// so a scheduling pass never copies whole tasks (100,000 queued).
     private var line: [Int64: SchedulableTask] = [:]
-    /// The queued ones in start order.
+    /// The queued ones in start order: the next to start.
     private var waiting = WaitingLine()
+    /// Paused tasks' positions: with the queued ones, they make the waiting line (R30).
+    private var pausedPositions: [Int64: Int64] = [:]
+    /// The queued and paused tasks in start order: the waiting line that
+    /// `move N` counts in and `user.downloadfs.line` shows (R30). Apart from
+    /// `waiting`, so a slot is never filled past a head of paused tasks.
+    private var standing = WaitingLine()
 
     public init() {}
 
@@ -79,7 +85,7 @@ public struct TaskIndex: Sendable {
         if (old.state != task.state || old.position != task.position || old.startedAt != task.startedAt
             || old.phase != task.phase) {
             unindexState(old)
-            indexState(task, wasWaitingAt: old.state == .queued ? old.position : nil)
+            indexState(task, old: old)
         }
     }
 
@@ -92,7 +98,7 @@ public struct TaskIndex: Sendable {
 
     private mutating func index(_ task: DownloadTask) {
         indexNameAndURL(task)
-        indexState(task, wasWaitingAt: nil)
+        indexState(task, old: nil)
     }
 
     private mutating func indexNameAndURL(_ task: DownloadTask) {
@@ -132,20 +138,33 @@ public struct TaskIndex: Sendable {
         }
     }
 
-    private mutating func indexState(_ task: DownloadTask, wasWaitingAt: Int64?) {
+    /// `old`: the task as it was indexed before, nil for a new one. An
+    /// entry a line already holds for the same place is not pushed again.
+    private mutating func indexState(_ task: DownloadTask, old: DownloadTask?) {
         let id = task.taskID
         switch task.state {
         case .queued: queued.insert(id)
+        case .paused: pausedPositions[id] = task.position
         case .retrying: retrying.insert(id)
         default: if task.state.holdsSlot { running.insert(id) }
         }
         if task.state == .queued || task.state.isRunning {
             line[id] = SchedulableTask(task)
         }
-        if task.state == .queued && wasWaitingAt != task.position {
+        let samePlace = old?.position == task.position
+        if task.state == .queued && !(samePlace && old?.state == .queued) {
             waiting.push(.init(position: task.position, id: id))
             waiting.compact(liveCount: queued.count, isCurrent: isWaiting)
         }
+        if Self.standsInLine(task) && !(samePlace && old.map(Self.standsInLine) == true) {
+            standing.push(.init(position: task.position, id: id))
+            standing.compact(liveCount: standingCount, isCurrent: isStanding)
+        }
+    }
+
+    /// Queued or paused: a task with a place in the waiting line (R30).
+    private static func standsInLine(_ task: DownloadTask) -> Bool {
+        task.state == .queued || task.state == .paused
     }
 
     private mutating func unindexState(_ old: DownloadTask) {
@@ -153,6 +172,7 @@ public struct TaskIndex: Sendable {
         queued.remove(id)
         running.remove(id)
         retrying.remove(id)
+        pausedPositions[id] = nil
         line[id] = nil
     }
 
@@ -162,11 +182,25 @@ public struct TaskIndex: Sendable {
         return waiting.first(count, isCurrent: isWaiting).compactMap { line[$0.id] }
     }
 
+    /// The `count` queued or paused tasks first in the waiting line (R30:
+    /// by position, then id), as `user.downloadfs.line` lists them.
+    public mutating func firstStanding(_ count: Int) -> [WaitingLine.Entry] {
+        guard count > 0 else { return [] }
+        return standing.first(count, isCurrent: isStanding)
+    }
+
+    /// How many tasks the waiting line holds: the queued and paused ones.
+    public var standingCount: Int { queued.count + pausedPositions.count }
+
     /// Entries the waiting line holds, stale ones included (for tests).
     var waitingEntries: Int { waiting.storedCount }
 
     private func isWaiting(_ entry: WaitingLine.Entry) -> Bool {
         queued.contains(entry.id) && line[entry.id]?.position == entry.position
+    }
+
+    private func isStanding(_ entry: WaitingLine.Entry) -> Bool {
+        isWaiting(entry) || pausedPositions[entry.id] == entry.position
     }
 
     /// The running tasks as the scheduler sees them.

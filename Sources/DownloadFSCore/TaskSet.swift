@@ -313,7 +313,8 @@ public struct TaskSet: Sendable {
     }
 
     /// `move N` (R30): a queued or paused task goes to place N of the
-    /// waiting line (the queued tasks in start order, itself left out);
+    /// waiting line (the queued and paused tasks in start order, as
+    /// `user.downloadfs.line` lists them, itself left out);
     /// 0 is the head, past the end is last. Positions are whole numbers, so
     /// when the two neighbours leave no room between them the tasks before
     /// the place step back one each, up to the first gap: at most N tasks.
@@ -324,7 +325,7 @@ public struct TaskSet: Sendable {
                 "cannot move a \(task.state.rawValue) task (only a queued or paused one has a place in the line)"))
         }
         let id = task.taskID
-        let line = tasks.firstInLine(min(place, tasks.queued.count) + 2).filter { $0.id != id }
+        let line = tasks.firstStanding(min(place, tasks.standingCount) + 2).filter { $0.id != id }
         let log = "moved to place \(place) of the waiting line"
         let position: Int64
         if place == 0 {

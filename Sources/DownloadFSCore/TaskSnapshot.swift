@@ -18,8 +18,9 @@ public struct TaskSnapshot: Sendable {
 
     public subscript(id: Int64) -> DownloadTask? { tasks[id] }
 
-    /// Where task `id` stands in the waiting line (R30): how many queued
-    /// tasks start before it, `move N`'s N that leaves it where it is. Nil
+    /// Where task `id` stands in the waiting line (R30): how many queued or
+    /// paused tasks come before it in `waitingLine()`, `move N`'s N that
+    /// leaves it where it is. Nil
     /// for a task that has no place (only a queued or paused one has).
     /// A walk of every task: for the rare reader that asks (aria2's
     /// `changePosition`), never for a listing.
@@ -28,7 +29,8 @@ public struct TaskSnapshot: Sendable {
         let own = WaitingLine.Entry(position: task.position, id: id)
         var before = 0
         tasks.forEach { other, candidate in
-            if other != id, candidate.state == .queued, WaitingLine.Entry(position: candidate.position, id: other) < own {
+            if other != id, candidate.state == .queued || candidate.state == .paused,
+               WaitingLine.Entry(position: candidate.position, id: other) < own {
                 before += 1
             }
         }

@@ -29,16 +29,18 @@ public protocol FileSystemOperations: AnyObject, Sendable {
     /// says which of them this request asks for, so the filesystem decides.
     func setAttributes(_ inode: UInt64, changes: AttributeChanges, handle: UInt64?) throws(Errno) -> FileAttributes
     func list(_ inode: UInt64) throws(Errno) -> DirectoryListing
-    func open(_ inode: UInt64, flags: Int32) throws(Errno) -> OpenedFile
+    /// `caller` is the thread that opened it (a handle may tell its opener's closes from others', `flush`).
+    func open(_ inode: UInt64, flags: Int32, caller: RequestCaller) throws(Errno) -> OpenedFile
     func read(_ inode: UInt64, handle: UInt64, size: Int, offset: Int64, reply: ReadReply)
     /// `caller` is the thread that wrote (for a refusal's log line).
     func write(_ inode: UInt64, handle: UInt64, data: UnsafeRawBufferPointer, offset: Int64,
                caller: RequestCaller) throws(Errno) -> Int
-    /// Called on every close(2) of a descriptor; its error is what close
-    /// returns. `caller` is the thread that closed it.
+    /// Called on every close(2) of a descriptor — a child's close of its
+    /// inherited copy too; its error is what close returns. `caller` is the
+    /// thread that closed it. `release` follows the last close.
     func flush(_ inode: UInt64, handle: UInt64, caller: RequestCaller) throws(Errno)
     func release(_ inode: UInt64, handle: UInt64)
-    func create(parent: UInt64, name: String, flags: Int32) throws(Errno) -> (FileAttributes, OpenedFile)
+    func create(parent: UInt64, name: String, flags: Int32, caller: RequestCaller) throws(Errno) -> (FileAttributes, OpenedFile)
     /// `mkdir`: the new directory's attributes (one reference, as a lookup's).
     func makeDirectory(parent: UInt64, name: String) throws(Errno) -> FileAttributes
     func unlink(parent: UInt64, name: String) throws(Errno)

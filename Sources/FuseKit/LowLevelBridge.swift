@@ -170,7 +170,7 @@ final class LowLevelBridge: @unchecked Sendable {
         ops.open = { req, ino, fi in
             let bridge = LowLevelBridge.from(req)
             do throws(Errno) {
-                let opened = try bridge.operations.open(ino, flags: cfuse_fi_flags(fi!))
+                let opened = try bridge.operations.open(ino, flags: cfuse_fi_flags(fi!), caller: RequestCaller(req))
                 LowLevelBridge.apply(opened, to: fi)
                 let backing = opened.backing.flatMap { bridge.passthrough.open(ino, descriptor: $0) }
                 let sent = LowLevelBridge.replyOpen(req, fi, opened, backing: backing)
@@ -219,7 +219,8 @@ final class LowLevelBridge: @unchecked Sendable {
             guard let name = LowLevelBridge.name(name) else { fuse_reply_err(req, EINVAL); return }
             do throws(Errno) {
                 let bridge = LowLevelBridge.from(req)
-                let (attributes, opened) = try bridge.operations.create(parent: parent, name: name, flags: cfuse_fi_flags(fi!))
+                let (attributes, opened) = try bridge.operations.create(parent: parent, name: name, flags: cfuse_fi_flags(fi!),
+                                                                           caller: RequestCaller(req))
                 LowLevelBridge.apply(opened, to: fi)
                 var entry = LowLevelBridge.entryParam(attributes)
                 LowLevelBridge.undoIfInterrupted(fuse_reply_create(req, &entry, fi)) {

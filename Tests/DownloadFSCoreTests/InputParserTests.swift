@@ -642,6 +642,51 @@ final class InputParserTests: XCTestCase {
         XCTAssertEqual(closing.takePending(), [])
     }
 
+    func test_R11_aTooLongOptionLineRefusesItsURLFromAnEarlierWrite() throws {
+        let long = " header=X-Long: " + String(repeating: "a", count: 20_000)
+        // The whole line in one write.
+        var whole = InputParser()
+        XCTAssertEqual(try whole.feed(Array("http://h/a\n".utf8)), [])
+        XCTAssertThrowsError(try whole.feed(Array((long + "\n").utf8))) { error in
+            let message = (error as? InputError)?.message ?? ""
+            XCTAssertTrue(message.hasPrefix("line 2: line is longer than 8 KiB"), message)
+            XCTAssertTrue(message.hasSuffix("; the URL on line 1 is refused with it"), message)
+        }
+        XCTAssertEqual(try whole.finish(), [], "never added without the options the user gave")
+        // Written in pieces, refused once the partial line can no longer fit.
+        var pieces = InputParser()
+        _ = try pieces.feed(Array("http://h/a\n".utf8))
+        _ = try pieces.feed(Array(" header=X: ".utf8))
+        _ = try pieces.feed(Array(String(repeating: "a", count: 4096).utf8))
+        XCTAssertThrowsError(try pieces.feed(Array(String(repeating: "a", count: 4096).utf8))) { error in
+            XCTAssertTrue((error as? InputError)?.reason.hasSuffix("is refused with it") ?? false)
+        }
+        XCTAssertEqual(pieces.takePending(), [])
+        XCTAssertThrowsError(try pieces.finish(), "the rest of the line has no URL any more")
+        // A line that ends in a later write, begun as an option line in an earlier one.
+        var ending = InputParser()
+        _ = try ending.feed(Array("http://h/a\n header=X: ".utf8))
+        _ = try ending.feed(Array(String(repeating: "a", count: 8000).utf8))
+        XCTAssertThrowsError(try ending.feed(Array((String(repeating: "a", count: 190) + "\n").utf8))) { error in
+            XCTAssertTrue((error as? InputError)?.reason.hasSuffix("is refused with it") ?? false)
+        }
+        XCTAssertEqual(ending.takePending(), [])
+        // A too-long line of blanks is no option: the URL stays.
+        var blanks = InputParser()
+        _ = try blanks.feed(Array("http://h/a\n".utf8))
+        XCTAssertThrowsError(try blanks.feed(Array((String(repeating: " ", count: 9000) + "\n").utf8))) { error in
+            XCTAssertFalse((error as? InputError)?.reason.contains("refused with it") ?? true)
+        }
+        XCTAssertEqual(urls(try blanks.finish()), ["http://h/a"])
+        // A too-long option of a URL from the same write refuses only that write.
+        var same = InputParser()
+        _ = try same.feed(Array("http://h/a\n".utf8))
+        XCTAssertThrowsError(try same.feed(Array(("http://h/b\n" + long + "\n").utf8))) { error in
+            XCTAssertFalse((error as? InputError)?.reason.contains("refused with it") ?? true)
+        }
+        XCTAssertEqual(urls(try same.finish()), ["http://h/a"])
+    }
+
     func test_R11_undoLastPutsBackAnAcceptedWriteWhoseEntriesCouldNotBeKept() throws {
         let accepted = ["rt\n", " out=Z\n header=Z: 9\n", "rt\nhttp://h/b\n out=B\nhttp://h/c\n header=C: 1\nhttp://h/d",
                         "\n\n# x\n", "http://h/e\n", "more"]

@@ -229,6 +229,35 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(order, [5, 2, 6, 3, 4, 1])
     }
 
+    /// R30: the line `move N` counts in is the one `user.downloadfs.line`
+    /// lists, queued and paused tasks alike (after `pause-all`, the usual
+    /// moment to reorder a queue, every task in it is paused).
+    func test_R30_moveCountsPausedTasksInTheLine() {
+        var h = Harness(maxActive: 0)
+        h.add(urls(5))
+        for id: Int64 in 1...5 { XCTAssertEqual(h.control(id, .pause), .done) }
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [1, 2, 3, 4, 5])
+        XCTAssertEqual((1...5).map { h.set.tasks.snapshot.place(of: Int64($0)) }, [0, 1, 2, 3, 4])
+        XCTAssertEqual(h.control(4, .move(0)), .done)
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [4, 1, 2, 3, 5])
+        XCTAssertEqual(h.control(1, .move(2)), .done)
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [4, 2, 1, 3, 5])
+        // A queued task among paused ones: counted in the same line.
+        XCTAssertEqual(h.control(3, .resume), .done)
+        XCTAssertEqual(h.control(3, .move(1)), .done)
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [4, 3, 2, 1, 5])
+        XCTAssertEqual([4, 3, 2, 1, 5].map { h.set.tasks.snapshot.place(of: $0) }, [0, 1, 2, 3, 4])
+        XCTAssertEqual(h.control(2, .move(3)), .done)
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [4, 3, 1, 2, 5])
+        // Where neighbours leave no room, the ones before step back.
+        for _ in 0..<3 {
+            XCTAssertEqual(h.control(5, .move(2)), .done)
+            XCTAssertEqual(h.control(5, .move(4)), .done)
+        }
+        XCTAssertEqual(h.control(5, .move(2)), .done)
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [4, 3, 5, 1, 2])
+    }
+
     func test_R30_aTasksPlaceIsWhereMoveLeftIt() {
         var h = Harness(maxActive: 0)
         h.add(urls(6))
@@ -236,15 +265,16 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.control(1, .move(100)), .done)
         XCTAssertEqual(h.control(4, .pause), .done)
         let snapshot = h.set.tasks.snapshot
-        // The line: 2 6 3 5 1 (4 paused, its place kept between 3 and 5).
-        XCTAssertEqual([2, 6, 3, 5, 1].map { snapshot.place(of: $0) }, [0, 1, 2, 3, 4])
-        XCTAssertEqual(snapshot.place(of: 4), 3, "a paused task's place: where `move` would leave it")
+        // The line: 2 6 3 4 5 1 (4 paused, its place kept between 3 and 5).
+        XCTAssertEqual(snapshot.waitingLine(), [2, 6, 3, 4, 5, 1])
+        XCTAssertEqual([2, 6, 3, 4, 5, 1].map { snapshot.place(of: $0) }, [0, 1, 2, 3, 4, 5])
         XCTAssertNil(snapshot.place(of: 99))
         // `move N` to a task's own place leaves the line as it was.
-        for id: Int64 in [2, 6, 3, 5, 1] {
+        for id: Int64 in [2, 6, 3, 4, 5, 1] {
             XCTAssertEqual(h.control(id, .move(h.set.tasks.snapshot.place(of: id)!)), .done)
         }
-        XCTAssertEqual([2, 6, 3, 5, 1].map { h.set.tasks.snapshot.place(of: $0) }, [0, 1, 2, 3, 4])
+        XCTAssertEqual(h.set.tasks.snapshot.waitingLine(), [2, 6, 3, 4, 5, 1])
+        XCTAssertEqual([2, 6, 3, 4, 5, 1].map { h.set.tasks.snapshot.place(of: $0) }, [0, 1, 2, 3, 4, 5])
         h.global(.maxActive(1))
         XCTAssertNil(h.set.tasks.snapshot.place(of: 2), "downloading: no place")
     }

@@ -411,3 +411,80 @@ def test_r11_parsing_is_linear_and_holds_up_no_other_writer(make_mount, faultser
     # 200,000 headers is another matter (curl_slist_append walks the list).
     big_id = next(task for task, url in urls.items() if url == big_url)
     os.rmdir(mount.task_dir(big_id))
+
+
+# -- R11: an option line refused for its length; where the input ends ----------
+
+def test_r11_a_too_long_option_line_refuses_its_url_from_an_earlier_write(mount, faultserver):
+    """R11: like a malformed one, an option line over 8 KiB refuses its URL
+    too; it is never added without the header the user gave."""
+    url = faultserver.add("/long-header.bin", size=1000)
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        write_all(fd, f"{url}\n".encode())
+        expect_errno(errno.EINVAL, os.write, fd, b"  header=X-Long: " + b"a" * 20000 + b"\n")
+    finally:
+        os.close(fd)
+    assert mount.task_ids() == []
+    assert "line 2: line is longer than 8 KiB (20017 bytes, at most 8192); the URL on line 1 is refused with it" \
+        in mount.log()
+    # The same line written in pieces, refused once it can no longer fit.
+    script = (f"{{ echo '{url}?pieces'; printf '  header=X: '; head -c 1M /dev/zero | tr '\\0' a; echo; }}"
+              f" > '{mount.new}'")
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0 and "Invalid argument" in done.stderr, done
+    assert mount.task_ids() == []
+
+
+def test_r11_a_childs_close_does_not_end_the_options(mount, faultserver):
+    """R11: options end at the next URL, read-back or close — the close of the
+    process that opened queue/new, not a child's close of the copy it
+    inherited (the subshell of `$(…)`)."""
+    url = faultserver.add("/child.bin", size=1000)
+    script = f'{{ echo "{url}"; echo "  out=$(echo wanted-name.bin)"; }} > "{mount.new}"'
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    [task] = mount.task_ids()
+    assert mount.status(task)["name"] == "wanted-name.bin"
+    # A child process that inherited the descriptor and exits, between the URL and its option.
+    other = faultserver.add("/child2.bin", size=1000)
+    with opened(mount.new, os.O_WRONLY) as fd:
+        write_all(fd, f"{other}\n".encode())
+        subprocess.run(["true"], pass_fds=[fd], timeout=10, check=True)
+        write_all(fd, b"  out=also-wanted.bin\n")
+    names = sorted(mount.status(t)["name"] for t in mount.task_ids())
+    assert names == ["also-wanted.bin", "wanted-name.bin"]
+    assert "refused" not in mount.log()
+
+
+def test_r11_another_thread_of_the_opener_ends_the_input_and_hears_the_refusal(mount):
+    """The kernel names a close by its thread: a thread of the opening process is the opener."""
+    fd = os.open(mount.new, os.O_WRONLY)
+    os.write(fd, b"file:///etc/passwd")
+    outcome = []
+
+    def close():
+        try:
+            os.close(fd)
+            outcome.append(None)
+        except OSError as error:
+            outcome.append(error.errno)
+
+    closer = threading.Thread(target=close)
+    closer.start()
+    closer.join(20)
+    assert outcome == [errno.EINVAL]
+    assert mount.task_ids() == []
+
+
+def test_r11_what_a_child_writes_after_the_opener_closed_is_taken_at_the_last_close(mount, faultserver):
+    url = faultserver.add("/late.bin", size=1000)
+    fd = os.open(mount.new, os.O_WRONLY)
+    try:
+        child = subprocess.Popen(["sh", "-c", f"sleep 0.3; printf '%s\\n  out=late-name.bin' '{url}'"], stdout=fd)
+    finally:
+        os.close(fd)
+    assert child.wait(timeout=20) == 0
+    wait_until(lambda: mount.task_ids() != [], 10, "the child's URL to be added at the last close")
+    [task] = mount.task_ids()
+    assert mount.status(task)["name"] == "late-name.bin"

@@ -2,6 +2,7 @@
 
 import errno
 import os
+import subprocess
 import time
 
 import pytest
@@ -214,3 +215,36 @@ def _assert_logged_refusal(mount, prefix):
     lines = [line for line in mount.log().splitlines() if prefix in line]
     assert len(lines) == 1, f"want one {prefix!r} line in the log:\n{mount.log()}"
     assert len(lines[0].split(prefix, 1)[1].strip(": ")) > 5, lines[0]
+
+
+# R6, R30, R31: a ctl write is checked whole; a blank write ends the one before.
+
+def test_r6_r30_a_write_with_a_command_and_a_bad_line_changes_nothing(make_mount, faultserver):
+    mount = make_mount("--max-active", "3")
+    task = mount.add_one(faultserver.add("/whole.bin", size=4 * MiB, throttle=256 * KiB))
+    mount.wait_state(task, "downloading")
+    settings = (mount.task_dir(task) / "ctl").read_text()
+    # One write each (os.write, not a shell's printf, which writes line by line).
+    expect_errno(errno.EINVAL, write_command, mount.task_dir(task) / "ctl", b"pause\nfrobnicate\n")
+    expect_errno(errno.EINVAL, write_command, mount.mp / "ctl", b"max-active 7\nbogus\n")
+    expect_errno(errno.EINVAL, write_command, mount.task_dir(task) / "ctl", b"limit 1M\nresume\n")
+    assert mount.status(task)["state"] == "downloading"
+    assert (mount.mp / "ctl").read_text().splitlines()[0] == "max-active 3"
+    assert (mount.task_dir(task) / "ctl").read_text() == settings
+
+
+def test_r30_r31_a_shells_trailing_blank_line_is_no_refused_command(mount, faultserver):
+    """`printf 'limit 1M\\n\\n'` and `echo -e 'max-active 7\\n'` write the command,
+    then a blank line alone: the command is carried out and the whole is not
+    reported as refused. A blank line as the only write holds no command."""
+    task = mount.add_one(faultserver.add("/blank.bin", size=1000))
+    mount.wait_state(task, "completed")
+    ctl, root = mount.task_dir(task) / "ctl", mount.mp / "ctl"
+    script = f"printf 'limit 1M\\n\\n' > '{ctl}' && echo -e 'max-active 7\\n' > '{root}'"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=20)
+    assert done.returncode == 0, done.stderr
+    assert "limit 1M" in ctl.read_text().splitlines()
+    assert root.read_text().splitlines()[0] == "max-active 7"
+    assert "refused" not in mount.log()
+    empty = subprocess.run(["bash", "-c", f"printf '\\n' > '{root}'"], capture_output=True, text=True, timeout=20)
+    assert empty.returncode == 1 and "Invalid argument" in empty.stderr, empty

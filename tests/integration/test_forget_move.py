@@ -141,3 +141,42 @@ def test_r24_r34_forget_tells_events_readers(mount, faultserver):
     finally:
         os.close(fd)
     assert re.fullmatch(rf"\d+\.\d{{3}} {task} forgotten told\.bin\n", data.decode()), data
+
+
+def _line(mount):
+    return [int(n) for n in os.getxattr(mount.mp / "queue", "user.downloadfs.line").split()]
+
+
+def _place(mount, task):
+    return int(os.getxattr(mount.task_dir(task), "user.downloadfs.place"))
+
+
+def test_r30_move_and_place_count_paused_tasks_in_the_line(make_mount, faultserver):
+    """R30: `move N` goes to place N of the waiting line — queued and paused
+    tasks, as user.downloadfs.line lists them — and a task's place is its
+    index there (after pause-all, the usual moment to reorder, all are paused)."""
+    mount = make_mount("--max-active", "1")
+    tasks = [mount.add_one(faultserver.add(f"/p{i}.bin", size=4 * MiB, seed=i, throttle=256 * KiB))
+             for i in range(5)]
+    mount.root_ctl("pause-all")
+    wait_until(lambda: all(mount.status(t)["state"] == "paused" for t in tasks), 20, "every task paused")
+    assert _line(mount) == tasks
+    assert [_place(mount, t) for t in tasks] == [0, 1, 2, 3, 4]
+    mount.ctl(tasks[3], "move 0")
+    assert _line(mount) == [tasks[3], tasks[0], tasks[1], tasks[2], tasks[4]]
+    mount.ctl(tasks[0], "move 2")
+    line = [tasks[3], tasks[1], tasks[0], tasks[2], tasks[4]]
+    assert _line(mount) == line
+    assert [_place(mount, t) for t in line] == [0, 1, 2, 3, 4]
+    # `move` to its own place leaves each where it is.
+    for task in line:
+        mount.ctl(task, f"move {_place(mount, task)}")
+    assert _line(mount) == line
+    # A queued task (resumed while the slot is busy) counts in the same line as the paused.
+    busy = mount.add_one(faultserver.add("/busy.bin", size=8 * MiB, throttle=256 * KiB))
+    mount.wait_state(busy, "downloading")
+    mount.ctl(tasks[2], "resume")
+    assert mount.status(tasks[2])["state"] == "queued"
+    assert _line(mount) == line and _place(mount, tasks[2]) == 3
+    mount.ctl(tasks[2], "move 1")
+    assert _line(mount) == [tasks[3], tasks[2], tasks[1], tasks[0], tasks[4]]

@@ -6,6 +6,14 @@ import FuseKit
 /// An open `queue/new` or drop-in file (R10–R14): a streaming parser fed
 /// by each write, and the ids this handle's writes added (R12).
 ///
+/// The input ends (R11: a final line without a newline is taken, the last
+/// URL's options end) when the process that opened the file closes it,
+/// and its error is what that close returns; a close by any other process
+/// — a child that inherited the descriptor, such as a `$(…)` inside a
+/// `{ …; } > queue/new` block — is not the end of it. Whatever is still
+/// pending when the last descriptor goes (the opener closed before a
+/// child wrote) is ended then, a refusal only logged.
+///
 /// `lock` serialises this handle's writes, reads and closes (one parser);
 /// it is held while the loop commits what they add, which is no I/O of
 /// this thread's, and other handles never wait for it.
@@ -18,10 +26,13 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
     /// What the parser reads `load-cookies=` files with.
     private let inputContext: InputContext
     private var ids: [Int64] = []
+    /// The process that opened this file: its closes end the input.
+    private let opener: pid_t
 
-    init(context: NodeContext, dropIn: (name: String, number: UInt64)?) {
+    init(context: NodeContext, dropIn: (name: String, number: UInt64)?, opener: RequestCaller) {
         self.context = context
         self.dropIn = dropIn
+        self.opener = opener.process
         inputContext = CookieFileReader(mountpoint: MountPreflight.absolute(context.loop.configuration.mountpoint)).context
         parser = InputParser(context: inputContext)
     }
@@ -77,18 +88,27 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
         return data.count
     }
 
-    /// Each close(2) ends the stream so far: a final line without a newline
-    /// is taken now (R11), and its error is what close returns.
+    /// The opener's close(2) ends the stream so far: a final line without a
+    /// newline is taken now (R11), and its error is what close returns.
+    /// Another process's close is its copy of the descriptor going, not the
+    /// end of the input: the opener may still write the URL's options.
     func flush(caller: RequestCaller) throws(Errno) {
+        guard caller.process == opener else { return }
+        try endInput(writer: RefusalLogLine.tag(pid: caller.pid))
+    }
+
+    /// Ends the input: takes the final line and the last URL (R11).
+    /// `writer` names who closed it in a refusal's log line.
+    private func endInput(writer: String) throws(Errno) {
         lock.lock()
         defer { lock.unlock() }
+        guard !parser.isIdle else { return }
         let entries: [InputEntry]
         do { entries = try parser.finish() } catch {
             // The URLs accepted before the bad final line still count (their
             // options ended); one whose option line it was is already dropped.
             let accepted = parser.takePending()
             parser = InputParser(context: inputContext)
-            let writer = RefusalLogLine.tag(pid: caller.pid)
             context.log.daemon("\(source): refused the last line\(writer), nothing added from it: \(error.message)",
                                level: .warning)
             if let added = try? add(accepted) { ids += added }
@@ -96,7 +116,6 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
         }
         do { ids += try add(entries) } catch {
             parser.undoLast()
-            let writer = RefusalLogLine.tag(pid: caller.pid)
             context.log.daemon("\(source): could not add\(writer), nothing added at close: \(error.message)", level: .error)
             throw .io
         }
@@ -105,7 +124,11 @@ final class InputHandle: FileReader, FileWriter, FileFlusher, FileReleaser, @unc
     /// A drop-in file does not stay in `queue/` (R14). Its name was made by
     /// `create`, which told inotify watchers (a file manager) it appeared;
     /// they are told it went.
+    ///
+    /// First, what the last descriptor leaves pending is ended (no one is
+    /// left to tell of a refusal: the log says it).
     func release() {
+        try? endInput(writer: "")
         guard let dropIn else { return }
         if context.dropIns.remove(dropIn.name, number: dropIn.number) {
             context.notifier?.post(.deleted(parent: NodeID.queue.inode, child: NodeID.dropIn(dropIn.number).inode,

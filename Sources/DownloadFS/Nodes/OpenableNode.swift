@@ -10,4 +10,11 @@ protocol OpenableNode: Node {
     var permissions: mode_t { get }
     /// A new handle; each open is fresh (R7).
     func open() throws(Errno) -> any OpenFile
+    /// The same, for a file whose handle cares which process opened it
+    /// (`queue/new`: its opener's close ends the input, R11).
+    func open(by caller: RequestCaller) throws(Errno) -> any OpenFile
+}
+
+extension OpenableNode {
+    func open(by caller: RequestCaller) throws(Errno) -> any OpenFile { try open() }
 }

@@ -56,7 +56,7 @@ struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, Cre
     }
 
     /// R14: any other new file in `queue/` is a one-shot `queue/new`.
-    func create(_ name: String) throws(Errno) -> (node: any Node, file: any OpenFile) {
+    func create(_ name: String, by caller: RequestCaller) throws(Errno) -> (node: any Node, file: any OpenFile) {
         if name == "new" { throw .exists }
         // A number names a task's directory (one may get it any time): not a file's.
         if Int64(name) != nil {
@@ -66,6 +66,6 @@ struct QueueDirectory: DirectoryNode, UnlinkingDirectory, RemovingDirectory, Cre
         }
         guard let number = context.dropIns.register(name) else { throw .exists }
         return (DropInFile(context: context, number: number),
-                InputHandle(context: context, dropIn: (name: name, number: number)))
+                InputHandle(context: context, dropIn: (name: name, number: number), opener: caller))
     }
 }

@@ -12,7 +12,12 @@ struct QueueNewFile: OpenableNode, CommandFile {
         context.attributes(inode, .regular, permissions, attributeTimeout: KernelCacheTime.announced)
     }
 
+    /// Opened for no known process: only the last close ends its input.
     func open() throws(Errno) -> any OpenFile {
-        InputHandle(context: context, dropIn: nil)
+        try open(by: RequestCaller(pid: 0))
+    }
+
+    func open(by caller: RequestCaller) throws(Errno) -> any OpenFile {
+        InputHandle(context: context, dropIn: nil, opener: caller)
     }
 }

@@ -1,11 +1,14 @@
 import DownloadFSCore
 import FuseKit
+import Synchronization
 
 /// An open `MOUNT/ctl`: each write is one global command (R31); reads give
 /// the settings as they were at open.
 final class RootControlHandle: FileWriter, FileReader {
     private let context: NodeContext
     private let settings: SnapshotHandle
+    /// What this open file was written so far: whether a blank write ends an earlier one.
+    private let writes = Mutex(ControlWrites())
 
     init(context: NodeContext, settings: [UInt8]) {
         self.context = context
@@ -19,8 +22,9 @@ final class RootControlHandle: FileWriter, FileReader {
     func write(_ data: UnsafeRawBufferPointer, offset: Int64, caller: RequestCaller) throws(Errno) -> Int {
         let text = String(decoding: data, as: UTF8.self)
         do throws(ControlCommandError) {
-            switch ControlCommand.parseGlobal(text) {
-            case .success(let command): try context.loop.client.controlGlobal(command)
+            switch writes.withLock({ $0.command(in: text, parse: ControlCommand.parseGlobal) }) {
+            case .success(let command?): try context.loop.client.controlGlobal(command)
+            case .success(nil): return data.count  // blank lines ending an earlier write: nothing to do
             case .failure(let error): throw error
             }
         } catch {

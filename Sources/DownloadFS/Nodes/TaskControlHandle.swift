@@ -1,5 +1,6 @@
 import DownloadFSCore
 import FuseKit
+import Synchronization
 
 /// An open `queue/<id>/ctl`: each write is one command (R30), answered once
 /// the loop has committed it; a refused one is EINVAL and a log line.
@@ -8,6 +9,8 @@ final class TaskControlHandle: FileWriter, FileReader {
     private let context: NodeContext
     private let id: Int64
     private let settings: SnapshotHandle
+    /// What this open file was written so far: whether a blank write ends an earlier one.
+    private let writes = Mutex(ControlWrites())
 
     init(context: NodeContext, id: Int64, settings: [UInt8]) {
         self.context = context
@@ -22,8 +25,9 @@ final class TaskControlHandle: FileWriter, FileReader {
     func write(_ data: UnsafeRawBufferPointer, offset: Int64, caller: RequestCaller) throws(Errno) -> Int {
         let text = String(decoding: data, as: UTF8.self)
         do throws(ControlCommandError) {
-            switch ControlCommand.parseTask(text) {
-            case .success(let command): try context.loop.client.control(id, command)
+            switch writes.withLock({ $0.command(in: text, parse: ControlCommand.parseTask) }) {
+            case .success(let command?): try context.loop.client.control(id, command)
+            case .success(nil): return data.count  // blank lines ending an earlier write: nothing to do
             case .failure(let error): throw error
             }
         } catch {
