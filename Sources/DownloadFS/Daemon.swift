@@ -124,7 +124,9 @@ public enum Daemon {
         session.stopNotifications()
         let outcome = readiness.loopEnded()
         controller.shutdown()
-        controller.waits.wakeAll("failed: unmounted\n")
+        // The tasks waited on have not ended: they resume at the next
+        // mount (R3), so their readers are told the mount went (R22).
+        controller.waits.failAll(.notConnected)
         // The loop has published its last line; the session still lives
         // for the pollers' notifications.
         events.end()
