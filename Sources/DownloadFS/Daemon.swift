@@ -30,6 +30,7 @@ public enum Daemon {
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
         signal(SIGPIPE, SIG_IGN)
         clinux_tune_malloc()
+        DescriptorLimit.raiseToHard()
 
         let (fuseOptions, allowNonEmpty) = MountPreflight.takeNonempty(configuration.fuseOptions)
         if let refusal = MountPreflight.refusedOption(fuseOptions) { throw DaemonError(refusal) }
