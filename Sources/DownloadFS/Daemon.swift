@@ -30,9 +30,16 @@ public enum Daemon {
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
         signal(SIGPIPE, SIG_IGN)
         clinux_tune_malloc()
+        DescriptorLimit.raiseToHard()
 
         let (fuseOptions, allowNonEmpty) = MountPreflight.takeNonempty(configuration.fuseOptions)
+        if let refusal = MountPreflight.refusedOption(fuseOptions) { throw DaemonError(refusal) }
         let mountpoint = try MountPreflight.check(mountpoint: configuration.mountpoint, allowNonEmpty: allowNonEmpty)
+        // Held until the mount is ready or has failed: a second `mount` of
+        // the same directory waits, then finds this one (R2).
+        let claim = try MountpointClaim(mountpoint)
+        try MountPreflight.checkNotMounted(mountpoint)
+        try MountPreflight.checkStateDir(configuration.stateDir, mountpoint: mountpoint)
         let state = StateDirectory(MountPreflight.absolute(configuration.stateDir))
         try state.create()
         if configuration.logToFile {
@@ -79,7 +86,8 @@ public enum Daemon {
         let given = fuseOptions.isEmpty ? "" : " with -o \(fuseOptions.joined(separator: ","))"
         let session: FuseSession
         do {
-            session = try FuseSession(operations: filesystem, options: options)
+            session = try FuseSession(operations: filesystem, options: options,
+                                      maxRead: MountPreflight.maxRead(fuseOptions))
         } catch {
             throw DaemonError("cannot mount at \(mountpoint): \(error.message)")
         }
@@ -102,6 +110,7 @@ public enum Daemon {
             let reads = session.enablePassthrough().map { "files/ is read through the daemon: \($0)" }
                 ?? "files/ is read by the kernel straight from the state dir (FUSE passthrough)"
             log.daemon("mounted at \(mountpoint) (state dir \(root); \(settings)); \(reads)")
+            claim.release()
             ready()
         }
 
@@ -116,7 +125,9 @@ public enum Daemon {
         session.stopNotifications()
         let outcome = readiness.loopEnded()
         controller.shutdown()
-        controller.waits.wakeAll("failed: unmounted\n")
+        // The tasks waited on have not ended: they resume at the next
+        // mount (R3), so their readers are told the mount went (R22).
+        controller.waits.failAll(.notConnected)
         // The loop has published its last line; the session still lives
         // for the pollers' notifications.
         events.end()
@@ -125,7 +136,7 @@ public enum Daemon {
         session.teardown()
         readiness.waitForProbe(seconds: 5)
         unlink(state.pidFile)
-        withExtendedLifetime(lock) {}
+        withExtendedLifetime((lock, claim)) {}
         guard case .failed(let reason) = outcome else { return 0 }
         let why = reason
             ?? FuseSession.lastLine(held).map { "the kernel's FUSE handshake failed: \($0)" }

@@ -35,12 +35,13 @@ final class WaitRegistry: Sendable {
         for waiter in waiters { waiter.reply.bytes(bytes) }
     }
 
-    func wakeAll(_ text: String) {
+    /// Answers every parked reader with `error` (the mount is going and
+    /// the tasks have not ended: no `completed` or `failed:` line is true).
+    func failAll(_ error: Errno) {
         let all = state.withLock { s -> [Waiter] in
             defer { s.waiters.removeAll() }
             return s.waiters.values.flatMap { $0 }
         }
-        let bytes = Array(text.utf8)
-        for waiter in all { waiter.reply.bytes(bytes) }
+        for waiter in all { waiter.reply.error(error) }
     }
 }

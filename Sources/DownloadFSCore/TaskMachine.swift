@@ -359,8 +359,11 @@ public struct TaskMachine: Sendable {
             case .fail:
                 var message = failure.message
                 if case .writeError(let code, _) = failure {
-                    message += code == 28 /* ENOSPC */ ? "; free some space, then write resume to ctl"
-                                                       : "; check the disk, then write resume to ctl"
+                    let hint = if code == 28 /* ENOSPC */ { "; free some space, then write resume to ctl" }
+                        else if TransferFailure.outOfDescriptors.contains(code) {
+                            "; close files open in files/, then write resume to ctl"
+                        } else { "; check the disk, then write resume to ctl" }
+                    message += hint
                 }
                 try fail(&step, message)
             }

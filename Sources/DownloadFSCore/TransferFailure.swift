@@ -20,7 +20,10 @@ public enum TransferFailure: Error, Sendable, Equatable {
     /// A response header over what curl accepts (100 KiB): a broken or
     /// hostile server, which sends the same again on a retry.
     case headerTooLarge
-    /// Writing the data failed locally (R54): the task fails and can be resumed later.
+    /// Writing the data failed locally (R54): the task fails and can be
+    /// resumed later — except when the daemon or the system is out of
+    /// descriptors (`outOfDescriptors`), which passes as readers close
+    /// their files: that retries (R53).
     case writeError(errno: Int32, message: String)
     /// Anything else curl reported, in curl's words; treated as transient.
     case other(code: Int, message: String)
@@ -50,6 +53,10 @@ public enum TransferFailure: Error, Sendable, Equatable {
         case .badURL(let detail): return detail.isEmpty ? "bad URL" : "bad URL: \(detail)"
         case .refused(let sentence): return sentence
         case .headerTooLarge: return "the server sent a response header over 100 KiB, more than downloadfs accepts"
+        case .writeError(TransferFailure.processOutOfDescriptors, _):
+            return "too many files open in downloadfs (each file open in files/ holds one until closed)"
+        case .writeError(TransferFailure.systemOutOfDescriptors, _):
+            return "too many files open on this system"
         case .writeError(let errno, let message): return message.isEmpty ? "write error (errno \(errno))" : message
         case .other(let code, let message): return message.isEmpty ? "transfer error (curl code \(code))" : message
         }
@@ -61,10 +68,19 @@ public enum TransferFailure: Error, Sendable, Equatable {
         case .http(let status, _): return TransferFailure.transientHTTPStatuses.contains(status)
         case .connectionRefused, .connectionReset, .timedOut, .partialBody, .dnsFailure, .stalled, .proxy, .other:
             return true
-        case .tooManyRedirects, .forbiddenRedirect, .tls, .badURL, .refused, .headerTooLarge, .writeError:
+        case .writeError(let errno, _): return TransferFailure.outOfDescriptors.contains(errno)
+        case .tooManyRedirects, .forbiddenRedirect, .tls, .badURL, .refused, .headerTooLarge:
             return false
         }
     }
+
+    /// EMFILE: the daemon's descriptors are all in use.
+    public static let processOutOfDescriptors: Int32 = 24
+    /// ENFILE: the system's file table is full.
+    public static let systemOutOfDescriptors: Int32 = 23
+    /// Errors of opening the data that are no fault of the disk or the
+    /// server, and pass once files are closed.
+    public static let outOfDescriptors: Set<Int32> = [processOutOfDescriptors, systemOutOfDescriptors]
 
     /// The server's Retry-After, when it sent one.
     public var retryAfter: Double? {

@@ -24,6 +24,15 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public static let badHandle = Errno(EBADF)
     public static let crossDevice = Errno(EXDEV)
     public static let wouldBlock = Errno(EAGAIN)
+    public static let notConnected = Errno(ENOTCONN)
+
+    /// A file the daemon serves could not be opened on its side with
+    /// `code`: out of descriptors is said as such (EMFILE, ENFILE — the
+    /// reader's program knows those and may close files and retry), any
+    /// other cause is the daemon's storage failing (EIO).
+    public static func opening(_ code: Int32) -> Errno {
+        code == EMFILE || code == ENFILE ? Errno(code) : .io
+    }
 
     public var description: String { String(cString: strerror(code)) }
 }

@@ -20,9 +20,10 @@ public final class FuseSession: @unchecked Sendable {
     /// the session's creation until the loop has ended.
     public let notifier = KernelNotifier()
 
-    /// `options` are mount options without "-o" (e.g. "fsname=downloadfs").
-    public init(operations: FileSystemOperations, options: [String]) throws(FuseError) {
-        bridge = LowLevelBridge(operations: operations)
+    /// `options` are mount options without "-o" (e.g. "fsname=downloadfs");
+    /// `maxRead` is the value of the `max_read=` among them, if any.
+    public init(operations: FileSystemOperations, options: [String], maxRead: UInt32? = nil) throws(FuseError) {
+        bridge = LowLevelBridge(operations: operations, maxRead: maxRead ?? 0)
         self.operations = LowLevelBridge.makeOperations()
         cfuse_log_hold()
         var argv = ["downloadfs"]

@@ -12,8 +12,14 @@ final class LowLevelBridge: @unchecked Sendable {
     let operations: FileSystemOperations
     let directories = DirectoryBuffer()
     let passthrough = PassthroughFiles()
+    /// The mount's `-o max_read=N`: libfuse 3 wants `init` to repeat it
+    /// (or it refuses the handshake); 0 when none was given.
+    let maxRead: UInt32
 
-    init(operations: FileSystemOperations) { self.operations = operations }
+    init(operations: FileSystemOperations, maxRead: UInt32 = 0) {
+        self.operations = operations
+        self.maxRead = maxRead
+    }
 
     /// The bridge a request belongs to. Every handler starts here, so this
     /// is also where a libfuse worker thread, the first time it serves a
@@ -112,8 +118,11 @@ final class LowLevelBridge: @unchecked Sendable {
     /// The operations table handed to fuse_session_new.
     static func makeOperations() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
-        ops.`init` = { _, conn in
+        ops.`init` = { userdata, conn in
             guard let conn else { return }
+            if let userdata {
+                conn.pointee.max_read = Unmanaged<LowLevelBridge>.fromOpaque(userdata).takeUnretainedValue().maxRead
+            }
             cfuse_conn_want(conn, cfuse_cap_splice_write() | cfuse_cap_splice_move()
                 | cfuse_cap_async_read() | cfuse_cap_parallel_dirops())
         }

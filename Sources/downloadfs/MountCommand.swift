@@ -136,7 +136,10 @@ struct MountCommand: ParsableCommand {
         }
         let child = daemonChild
         // R70: the door starts once the mount is ready, and goes with it.
-        let door = rpc ? RPCChild(mountpoint: MountPreflight.absolute(mountpoint), options: rpcOptions) : nil
+        // The path the mount table shows (links followed, as the daemon
+        // mounts), so `unmount` finds the door by it.
+        let mounted = MountPreflight.linksFollowedSafely(MountPreflight.absolute(mountpoint)) ?? MountPreflight.absolute(mountpoint)
+        let door = rpc ? RPCChild(mountpoint: mounted, options: rpcOptions) : nil
         let doorFailure = Mutex(String?.none)
         /// The mount failed: its one line to `mount` (and, detached, to the
         /// daemon's own log, STATE/daemon.log once open), exit 1.

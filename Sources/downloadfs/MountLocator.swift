@@ -37,28 +37,8 @@ enum MountLocator {
     /// kernel resolved).
     private static func mount(at path: String, among mounts: [MountTable.Mount]) -> MountTable.Mount? {
         if let mount = mounts.first(where: { $0.mountpoint == path }) { return mount }
-        guard let resolved = withLinksFollowedSafely(path) else { return nil }
+        guard let resolved = MountPreflight.linksFollowedSafely(path) else { return nil }
         return mounts.first { $0.mountpoint == resolved }
-    }
-
-    /// `path` with its symbolic links followed: its parent's `realpath`,
-    /// then its last part's link, if it is one. The last part is never
-    /// `stat`ed, so a mount whose daemon is stopped cannot hang the client
-    /// here: `readlink` of a mountpoint is answered by the kernel alone.
-    private static func withLinksFollowedSafely(_ given: String, hops: Int = 0) -> String? {
-        guard hops < 40 else { return nil }  // a loop of links, as ELOOP has it
-        var path = Substring(given)
-        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        guard path != "/", let slash = path.lastIndex(of: "/") else { return String(path) }
-        guard let parent = MountPreflight.linksFollowed(slash == path.startIndex ? "/" : String(path[..<slash])) else {
-            return nil
-        }
-        let joined = (parent == "/" ? "" : parent) + "/" + path[path.index(after: slash)...]
-        var target = [UInt8](repeating: 0, count: Int(PATH_MAX))
-        let count = readlink(joined, &target, target.count)
-        guard count > 0 else { return joined }
-        let link = String(decoding: target[..<count], as: UTF8.self)
-        return withLinksFollowedSafely(link.hasPrefix("/") ? link : parent + "/" + link, hops: hops + 1)
     }
 
     /// The mount named by the MOUNTPOINT argument or by `--mount`, made

@@ -58,6 +58,20 @@ struct TaskWaiter {
 
     private func taskDirectory(_ id: Int64) -> String { "\(root)/queue/\(id)" }
 
+    /// What a read of `wait` gets when the mount goes before the task has
+    /// ended: ENOTCONN from the daemon as it unmounts (R22: the task has
+    /// not failed), or from a mount whose daemon is gone, and ECONNABORTED
+    /// when the connection was aborted under the request.
+    static let mountWentAway: Set<Int32> = [ENOTCONN, ECONNABORTED]
+
+    /// The task has not ended and has not failed: it resumes at the next
+    /// mount (R3), so the sentence says so, and the exit status is 1 (an
+    /// error of the wait), never 3 (a task failed).
+    private func unmounted(before id: Int64) -> ClientError {
+        ClientError("\(command): \(root) was unmounted before task \(id) ended; it resumes at the next mount "
+            + "(then wait again)")
+    }
+
     /// The task's name now, from its `status`; nil when it is gone.
     private func name(of id: Int64) -> String? {
         (try? String(contentsOfFile: taskDirectory(id) + "/status", encoding: .utf8))
@@ -72,6 +86,7 @@ struct TaskWaiter {
             let code = errno
             // Gone between the check and the open (removed, or forgotten).
             if code == ENOENT { return .failed(GoneTaskEndings.removed) }
+            if TaskWaiter.mountWentAway.contains(code) { throw unmounted(before: id) }
             throw ClientError("\(command): cannot open \(path): \(String(cString: strerror(code)))")
         }
         defer { close(fd) }
@@ -81,6 +96,7 @@ struct TaskWaiter {
             let n = read(fd, &buffer, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
+                if TaskWaiter.mountWentAway.contains(errno) { throw unmounted(before: id) }
                 throw ClientError("\(command): cannot read \(path): \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }

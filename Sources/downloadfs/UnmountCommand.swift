@@ -44,7 +44,10 @@ struct UnmountCommand: ParsableCommand {
     func run() throws {
         let named: String?
         do { named = try MountLocator.named(positional: mountpoint, option: mount, command: "unmount") } catch let error as ClientError { throw error.exit() }
-        guard let path = named else { throw ClientError("unmount: say which mount to unmount: downloadfs unmount DIR").exit() }
+        guard let named else { throw ClientError("unmount: say which mount to unmount: downloadfs unmount DIR").exit() }
+        // As the other commands find it: also through a symbolic link.
+        let path: String
+        do { path = try MountLocator.resolve(named, command: "unmount") } catch let error as ClientError { throw error.exit() }
         guard let entry = MountTable.downloadfsMounts().first(where: { $0.mountpoint == path }) else {
             throw ClientError("unmount: \(path) is not a downloadfs mount").exit()
         }

@@ -80,6 +80,17 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertEqual(policy.decide(.writeError(errno: 28, message: "No space left on device"), failuresWithoutData: 0), .fail)
     }
 
+    /// C.md #2: files held open in files/ use up the daemon's descriptors;
+    /// a download that cannot open its data meanwhile waits, it does not fail.
+    func test_R53_outOfDescriptorsRetriesUntilMaxTries() {
+        for code: Int32 in [24 /* EMFILE */, 23 /* ENFILE */] {
+            let failure = TransferFailure.writeError(errno: code, message: "Too many open files")
+            XCTAssertEqual(policy.decide(failure, failuresWithoutData: 1), .retry)
+            XCTAssertEqual(policy.decide(failure, failuresWithoutData: policy.maxTries), .fail)
+            XCTAssertFalse(failure.message.contains("disk"), failure.message)
+        }
+    }
+
     func test_R55_redirectAndTLSProblemsFailAtOnce() {
         XCTAssertEqual(policy.decide(.tooManyRedirects, failuresWithoutData: 1), .fail)
         XCTAssertEqual(policy.decide(.forbiddenRedirect("file"), failuresWithoutData: 1), .fail)

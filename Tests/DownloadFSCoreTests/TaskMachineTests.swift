@@ -532,6 +532,22 @@ final class TaskMachineTests: XCTestCase {
         XCTAssertEqual(eio.task.downloaded, 4)
     }
 
+    /// C.md #2: out of descriptors is no disk error: the task retries, and
+    /// only after max-tries fails, with a hint that fits.
+    func test_R53_outOfDescriptorsRetriesWithoutADiskHint() throws {
+        let emfile = TransferFailure.writeError(errno: 24, message: "Too many open files")
+        let first = try apply(.finished(serial: 5, outcome: .failed(emfile, ranges: .prefix(4), receivedData: false)),
+                              running())
+        XCTAssertEqual(first.task.state, .retrying)
+        XCTAssertEqual(first.task.error, "too many files open in downloadfs (each file open in files/ holds one until closed)")
+        var tired = running()
+        tired.failuresWithoutData = 2  // the machine's max-tries is 3
+        let last = try apply(.finished(serial: 5, outcome: .failed(emfile, ranges: .prefix(4), receivedData: false)), tired)
+        XCTAssertEqual(last.task.state, .failed)
+        XCTAssertEqual(last.task.error, "too many files open in downloadfs (each file open in files/ holds one until closed)"
+            + "; close files open in files/, then write resume to ctl")
+    }
+
     func test_R53_unusableAnswerBacksOffThenFails() throws {
         let first = try apply(.finished(serial: 5, outcome: .restart(reason: "206 without a usable Content-Range")),
                               running(downloaded: 30))

@@ -200,18 +200,30 @@ def _assert_refused_cleanly(mount, workdir):
 
 
 @pytest.mark.parametrize("option, named", [
-    # libfuse accepts max_read=1 when the session is made and refuses it
-    # only in the kernel's INIT handshake: "ready" must wait for that (R1).
-    ("max_read=1", "max_read"),
     # Unknown to FUSE, alone or among known ones: named in the message (R2).
     ("no_such_fuse_option", "no_such_fuse_option"),
     ("ro,not_an_option=3", "not_an_option=3"),
-], ids=["refused_in_the_handshake", "unknown", "unknown_among_known"])
+    # How downloadfs's commands know a mount as theirs: not the user's to
+    # change (with them, `status`/`unmount` disowned the mount).
+    ("subtype=dl", "subtype=dl"),
+    ("allow_other,fsname=mine", "fsname=mine"),
+], ids=["unknown", "unknown_among_known", "subtype", "fsname"])
 def test_r1_r2_refused_fuse_option_is_a_failed_mount_that_names_it(make_mount, tmp_path, option, named):
     mount = make_mount("-o", option, start=False)
     mount.mp.mkdir(parents=True)
     result = _assert_refused_cleanly(mount, tmp_path)
     assert named in result.stderr, result.stderr
+
+
+def test_r1_max_read_is_honoured(make_mount, tmp_path):
+    """`-o max_read=N` is FUSE's own option: libfuse 3 wants the daemon's
+    `init` to repeat it, else it refuses the handshake; the mount works."""
+    mount = make_mount("-o", "max_read=65536", start=False)
+    mount.mp.mkdir(parents=True)
+    result = run_cli(mount.command(foreground=False), tmp_path)
+    assert result.returncode == 0, result
+    assert "total:" in (mount.mp / "status").read_text()
+    assert mount.unmount_command().returncode == 0
 
 
 def test_r2_nonempty_mountpoint_refused(make_mount, tmp_path):
@@ -257,3 +269,89 @@ def test_r3_unmount_by_mount_option(mount):
     assert result.returncode == 0, result.stderr
     assert not mounted_in_table(mount.mp)
     assert mount.wait_exit() == 0, mount.output()
+
+
+def _mounts_at(path):
+    """How many mounts /proc/self/mountinfo has at `path` (stacked ones each count)."""
+    target = os.path.realpath(path)
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
+        return sum(1 for line in handle if line.split()[4] == target)
+
+
+@pytest.mark.parametrize("layout", ["same", "inside", "inside_through_a_link", "mountpoint_inside"])
+def test_r2_state_dir_and_mountpoint_that_overlap_are_refused(make_mount, tmp_path, layout):
+    """A state dir the mount would cover is hidden from the daemon itself
+    (state dir = mountpoint: the first writer hung for good, unkillable);
+    a mountpoint inside the state dir is another filesystem than
+    STATE/files (every download failed at the end with EXDEV). Refused
+    before anything is made or mounted (R2), paths compared resolved."""
+    mount = make_mount(start=False)  # its teardown owns what is under its base
+    base = mount.base
+    mp = base / "mnt"
+    mp.mkdir(parents=True)
+    if layout == "same":
+        state = mp
+    elif layout == "inside":
+        state = mp / "sub" / "state"
+    elif layout == "inside_through_a_link":
+        (base / "link").symlink_to(mp)
+        state = base / "link" / "state"
+    else:
+        state = base / "state"
+        mp = state / "files"
+        mp.mkdir(parents=True)
+    mount.mp, mount.state = mp, state
+    result = _assert_refused_cleanly(mount, tmp_path)
+    assert "state dir" in result.stderr and "outside" in result.stderr, result.stderr
+    if layout != "mountpoint_inside":
+        assert os.listdir(mp) == [], "the refused mount made its state dir in the mountpoint"
+
+
+def test_r2_mountpoint_given_as_a_symbolic_link(make_mount, tmp_path):
+    """`~/dl -> /data/dl` is a directory: mount through the link mounts on
+    its target, and `unmount` through the link unmounts it."""
+    mount = make_mount(start=False)  # its teardown owns what is under its base
+    real = mount.base / "real"
+    real.mkdir()
+    link = mount.base / "dl"
+    link.symlink_to(real)
+    mount.mp = link
+    state = mount.state
+    result = run_cli(mount.command(foreground=False), tmp_path)
+    assert result.returncode == 0, result
+    assert mounted_in_table(real)
+    assert "new" in os.listdir(link / "queue")
+    pid = int((state / "daemon.pid").read_text().split()[0])
+    result = run_cli([mount.binary, "unmount", link], tmp_path)
+    assert result.returncode == 0, result
+    assert not mounted_in_table(real)
+    assert wait_pid_gone(pid, 2), "unmount returned before the daemon finished"
+
+
+def test_r2_two_mounts_of_one_directory_at_once_one_wins(make_mount, tmp_path):
+    """Two `mount MP` with different state dirs, started together: one
+    mounts, the other fails as over any mount and leaves nothing behind —
+    never two mounts stacked at MP, the lower one unreachable (R2)."""
+    first = make_mount(start=False)
+    second = make_mount(start=False, mountpoint=first.mp)
+    first.mp.mkdir(parents=True)
+    for round_ in range(3):
+        procs = []
+        for index, mount in enumerate((first, second)):
+            out = tmp_path / f"race{round_}.{index}.err"
+            with open(out, "wb") as err:
+                procs.append((subprocess.Popen([str(a) for a in mount.command(foreground=False)], cwd=tmp_path,
+                                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err),
+                              out))
+        codes = [proc.wait(timeout=60) for proc, _ in procs]
+        errors = [out.read_text() for _, out in procs]
+        assert sorted(code == 0 for code in codes) == [False, True], (codes, errors)
+        loser = errors[codes.index(next(code for code in codes if code != 0))]
+        assert one_line_message(loser) and "is already a mount point" in loser, loser
+        assert _mounts_at(first.mp) == 1, f"round {round_}: {_mounts_at(first.mp)} mounts at {first.mp}"
+        winner = first if codes[0] == 0 else second
+        loser_state = (second if winner is first else first).state
+        wait_until(lambda: not _daemons_using(loser_state), 10, "the losing daemon to be gone")
+        result = winner.unmount_command()
+        assert result.returncode == 0, result.stderr
+        assert _mounts_at(first.mp) == 0

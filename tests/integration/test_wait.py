@@ -133,3 +133,39 @@ def test_r22_wait_is_found_by_name_but_not_listed(mount, faultserver):
     result = subprocess.run(["grep", "-rs", "no-such-text", str(mount.mp / "queue")],
                             capture_output=True, timeout=20)
     assert result.returncode in (1, 2), result  # nothing found (or a file refused), nothing blocked
+
+
+def _blocked_reading(pid, path):
+    """True once process `pid` holds `path` open and sleeps in the kernel
+    waiting for the daemon's answer (a FUSE request), not running."""
+    try:
+        fds = f"/proc/{pid}/fd"
+        holds = any(os.readlink(f"{fds}/{fd}") == str(path) for fd in os.listdir(fds))
+        with open(f"/proc/{pid}/wchan", encoding="utf-8") as handle:
+            wchan = handle.read().strip()
+    except OSError:
+        return False
+    return holds and "wait" in wchan
+
+
+def test_r22_r3_unmount_does_not_tell_a_blocked_reader_the_task_failed(mount, faultserver):
+    """At SIGTERM the task is checkpointed and resumes at the next mount
+    (R3): it has neither completed nor failed, so the blocked reader of
+    `wait` gets an error (ENOTCONN), never a `failed:` line (R22)."""
+    task = _slow(mount, faultserver, size=32 * MiB)
+    wait_file = mount.task_dir(task) / "wait"
+    reader = subprocess.Popen(["cat", str(wait_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    try:
+        wait_until(lambda: _blocked_reading(reader.pid, wait_file), 10, "cat to block on wait")
+        os.kill(mount.pid, signal.SIGTERM)
+        out, err = reader.communicate(timeout=15)
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait(10)
+    assert mount.wait_exit() == 0, mount.output()
+    assert out == "", f"the reader was told {out!r} for a task that did not end"
+    assert reader.returncode != 0 and "Transport endpoint is not connected" in err, (reader.returncode, err)
+    mount.remount()
+    assert mount.status(task)["state"] in ("queued", "downloading", "retrying", "completed")

@@ -4,6 +4,7 @@ of the mount's `wait` (R22) and `ctl` (R30, R31) files."""
 import os
 import re
 import shutil
+import signal
 import subprocess
 
 from support.cli import one_line_message, run_cli
@@ -263,3 +264,20 @@ def test_r4_client_commands_refuse_a_directory_that_is_not_a_mount(mount, faults
     result = subprocess.run([str(downloadfs_bin), "add", "--mount", os.path.relpath(mount.mp, tmp_path), url],
                             cwd=tmp_path, capture_output=True, text=True, timeout=10)
     assert result.returncode == 0 and result.stdout.split() == [str(mount.task_ids()[0])], result
+
+
+def test_r4_wait_when_the_mount_goes_says_so_and_exits_1(mount, faultserver, downloadfs_bin, tmp_path):
+    """The mount unmounted (SIGTERM to the daemon) under `downloadfs wait`:
+    the task has not ended and resumes at the next mount, so `wait` says
+    that in one line and exits 1 — not 3, which means a task failed, and
+    not a raw errno sentence."""
+    task = mount.add_one(faultserver.add("/goes.bin", size=32 * MiB, throttle=MiB))
+    proc = _start([downloadfs_bin, "wait", "--mount", mount.mp, task], tmp_path)
+    wait_file = mount.task_dir(task) / "wait"
+    wait_until(lambda: _has_open(proc.pid, wait_file), 10, "wait to open queue/ID/wait")
+    os.kill(mount.pid, signal.SIGTERM)
+    code, out, err = _finish(proc, tmp_path)
+    assert mount.wait_exit() == 0, mount.output()
+    assert code == 1 and out == "", (code, out, err)
+    assert one_line_message(err), err
+    assert f"{mount.mp} was unmounted before task {task} ended; it resumes at the next mount" in err, err

@@ -26,7 +26,7 @@ struct FinishedFile: OpenableNode, ExtendedAttributesNode {
     func open() throws(Errno) -> any OpenFile {
         let entry = try completed()
         let fd = Glibc.open(context.state.file(entry.record.name), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io }
+        guard fd >= 0 else { throw .opening(errno) }
         return FinishedFileHandle(descriptor: fd, size: entry.record.downloaded)
     }
 

@@ -52,7 +52,7 @@ struct PlainFile: OpenableNode, ExtendedAttributesNode, KernelReferencedNode {
     func open() throws(Errno) -> any OpenFile {
         let path = context.state.file(try located().name)
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw errno == ENOENT || errno == ELOOP ? .noEntry : .io }
+        guard fd >= 0 else { throw errno == ENOENT || errno == ELOOP ? .noEntry : .opening(errno) }
         var info = stat()
         // Replaced between the look and the open: not this node's file.
         guard fstat(fd, &info) == 0, UInt64(info.st_ino) == fileInode, info.st_mode & S_IFMT == S_IFREG else {

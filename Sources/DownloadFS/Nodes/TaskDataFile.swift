@@ -37,7 +37,7 @@ struct TaskDataFile: OpenableNode, ExtendedAttributesNode {
         let handle = TaskDataHandle(context: context, id: id, caching: entry.record.state == .completed ? .keep : .none)
         // An unfinished task's file is opened at the first read that finds
         // bytes in it (there may be none yet); a finished one must be there.
-        if entry.record.state == .completed && handle.descriptor(for: entry, generation: entry.generation) < 0 { throw .io }
+        if entry.record.state == .completed && handle.descriptor(for: entry, generation: entry.generation) < 0 { throw .opening(errno) }
         return handle
     }
 
