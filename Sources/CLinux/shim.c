@@ -61,3 +61,7 @@ int clinux_wait_writeback(int fd) {
 }
 
 int clinux_syncfs(int fd) { return syncfs(fd); }
+
+int clinux_punch_hole(int fd, long long offset, long long length) {
+    return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
+}

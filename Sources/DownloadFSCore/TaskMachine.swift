@@ -359,11 +359,9 @@ public struct TaskMachine: Sendable {
             case .fail:
                 var message = failure.message
                 if case .writeError(let code, _) = failure {
-                    let hint = if code == 28 /* ENOSPC */ { "; free some space, then write resume to ctl" }
-                        else if TransferFailure.outOfDescriptors.contains(code) {
-                            "; close files open in files/, then write resume to ctl"
-                        } else { "; check the disk, then write resume to ctl" }
-                    message += hint
+                    message += failure.isDiskFull ? "; free some space, then write resume to ctl"
+                        : TransferFailure.outOfDescriptors.contains(code) ? "; close files open in files/, then write resume to ctl"
+                        : "; check the disk, then write resume to ctl"
                 }
                 try fail(&step, message)
             }
@@ -435,21 +433,18 @@ public struct TaskMachine: Sendable {
             }
             return
         }
-        if let size = disk.partialSize {
-            if let end = task.ranges.ranges.last?.upperBound, size < end {
-                step.task.ranges = task.ranges.clamped(to: 0..<size)
-                step.log.append("partial data is shorter than its checkpoint; continuing from \(step.task.downloaded) bytes")
-            }
-        } else if task.downloaded > 0 {
-            // A crash between moving a finished file and committing it?
-            if task.state.isRunning, let total = task.total, disk.finishedSize == total {
-                step.task.downloaded = total
-                step.task.completedAt = task.completedAt ?? now
-                try? move(&step, to: .completed, log: "completed: \(task.name) (found in files/ at mount)")
-                return
-            }
-            step.log.append("partial data is missing; starting over")
-            step.task.downloaded = 0
+        // A crash between moving a finished file and committing it?
+        if disk.partialSize == nil, task.downloaded > 0, task.state.isRunning, let total = task.total,
+           disk.finishedSize == total {
+            step.task.downloaded = total
+            step.task.completedAt = task.completedAt ?? now
+            try? move(&step, to: .completed, log: "completed: \(task.name) (found in files/ at mount)")
+            return
+        }
+        // The rule the engine applies again at each attempt's open (`DataFile.open`).
+        if let correction = PartialDataCorrection.of(task.ranges, partialSize: disk.partialSize) {
+            step.task.ranges = correction.ranges
+            step.log.append(correction.line)
         }
         if task.state == .retrying, let at = task.retryAt, at > now,
            at.timeIntervalSince(now) <= RetryPolicy.retryAfterCapSeconds {

@@ -82,6 +82,14 @@ public enum TransferFailure: Error, Sendable, Equatable {
     /// server, and pass once files are closed.
     public static let outOfDescriptors: Set<Int32> = [processOutOfDescriptors, systemOutOfDescriptors]
 
+    /// A write failed for want of room (ENOSPC, or EDQUOT: over quota):
+    /// the task's untrusted bytes are given back (R51, R54), and the user
+    /// is told to free some space.
+    public var isDiskFull: Bool {
+        guard case .writeError(let code, _) = self else { return false }
+        return code == 28 /* ENOSPC */ || code == 122 /* EDQUOT */
+    }
+
     /// The server's Retry-After, when it sent one.
     public var retryAfter: Double? {
         if case .http(_, let retryAfter) = self { return retryAfter }

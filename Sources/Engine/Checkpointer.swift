@@ -70,14 +70,15 @@ final class Checkpointer: Sendable {
             if direct { join() } else { queue.async(execute: join) }
         }
 
-        /// Syncs `fd` (then closes it) and runs `then` with the sync's errno (0: ok).
-        func sync(_ fd: Int32, then: @escaping @Sendable (Int32) -> Void) {
+        /// Syncs `fd`, runs `then` with it, still open (it may cut the file),
+        /// and the sync's errno (0: ok), then closes it.
+        func sync(_ fd: Int32, then: @escaping @Sendable (_ fd: Int32, _ err: Int32) -> Void) {
             pending.enter()
             queue.async { [pending] in
                 let rc = fdatasync(fd)
                 let err = rc == 0 ? 0 : errno
+                then(fd, err)
                 close(fd)
-                then(err)
                 pending.leave()
             }
         }

@@ -136,7 +136,7 @@ public final class Engine: @unchecked Sendable {
 
     private func handle(_ command: Command) {
         switch command {
-        case .start(let request, let serial, let live):
+        case .start(var request, let serial, let live):
             let replaced = downloads.removeValue(forKey: request.id)
             replaced?.stop()
             let file: DataFile
@@ -144,6 +144,15 @@ public final class Engine: @unchecked Sendable {
                 delegate.transferFinished(request.id, serial: serial,
                                           outcome: .failed(error, ranges: request.ranges, receivedData: false))
                 return
+            }
+            if let correction = file.correction {
+                // The file lost bytes the task counted on: the task learns
+                // its ranges before any answer is reported, and readers
+                // must not be served from the file that was there (R23).
+                request.ranges = correction.ranges
+                live.restart()
+                delegate.transferNoted(request.id, serial: serial, line: correction.line)
+                delegate.transferCheckpointed(request.id, serial: serial, ranges: correction.ranges)
             }
             // The attempt it replaces wrote what it had staged just now.
             if replaced != nil { file.cutAgain() }

@@ -732,13 +732,15 @@ final class TaskDownload {
     private func finish(_ outcome: TransferOutcome) {
         finished = true
         live.connections.store(0, ordering: .relaxed)
-        let (id, serial, delegate, sync) = (request.id, serial, delegate, sync)
+        let (id, serial, delegate, sync, live) = (request.id, serial, delegate, sync, live)
         if attempt.handedOver > 0 {
             delegate.transferNoted(id, serial: serial, line: "endgame: slow connections handed "
                 + "\(Units.bytes(attempt.handedOver)) to faster ones; \(Units.bytes(discarded)) received past "
                 + "where connections were told to stop was thrown away")
         }
-        let report: @Sendable (Int32) -> Void = { err in
+        // `open`: the attempt's descriptor while it is still open; nil once
+        // the group flusher closed it (a descriptor number may be reused).
+        let report: @Sendable (_ open: Int32?, _ err: Int32) -> Void = { open, err in
             var outcome = outcome
             // Any failed sync of this attempt, this one or an earlier
             // checkpoint's, leaves only the last successful checkpoint
@@ -746,6 +748,15 @@ final class TaskDownload {
             if let failed = err != 0 ? err : sync.failure {
                 outcome = .failed(.writeError(errno: failed, message: String(cString: strerror(failed))),
                                   ranges: sync.committed, receivedData: false)
+            }
+            // Every checkpoint of the attempt has run (the lane is serial):
+            // the outcome's ranges are all the task will trust.
+            // Readers must not be served the zeros of the cut (R23): the
+            // file's generation moves on first.
+            if case .failed(let failure, let ranges, _) = outcome, failure.isDiskFull, let open {
+                live.restart()
+                live.show(ranges)
+                DataFile.dropUntrusted(open, keeping: ranges)
             }
             delegate.transferFinished(id, serial: serial, outcome: outcome)
         }
@@ -760,7 +771,7 @@ final class TaskDownload {
             // `eagerCheckpointBytes` are left to write back (`wrote` starts a
             // checkpoint past that whenever none is under way): a small
             // file's writeback starts on this thread without waiting.
-            lane.syncInGroup(fd, direct: !sync.inFlight, then: report)
+            lane.syncInGroup(fd, direct: !sync.inFlight) { err in report(nil, err) }
         } else {
             lane.sync(fd, then: report)
         }

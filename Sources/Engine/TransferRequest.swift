@@ -42,5 +42,8 @@ public struct TransferRequest: Sendable {
 
     /// The ranges an attempt builds on: FTP fetches one range to the end
     /// (REST), so only a prefix is of use there.
-    var held: ByteRanges { isFTP ? ByteRanges.prefix(ranges.prefixEnd) : ranges }
+    var held: ByteRanges { held(of: ranges) }
+
+    /// What an attempt builds on of `ranges` (`held`).
+    func held(of ranges: ByteRanges) -> ByteRanges { isFTP ? ByteRanges.prefix(ranges.prefixEnd) : ranges }
 }

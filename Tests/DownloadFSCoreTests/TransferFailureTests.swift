@@ -67,4 +67,11 @@ final class TransferFailureTests: XCTestCase {
         XCTAssertTrue(TransferFailure.headerTooLarge.message.contains("header"))
         XCTAssertFalse(TransferFailure.headerTooLarge.message.contains("memory"))
     }
+
+    func test_R54_aFullDiskOrQuotaIsDiskFullAndNothingElse() {
+        XCTAssertTrue(TransferFailure.writeError(errno: 28, message: "No space left on device").isDiskFull)
+        XCTAssertTrue(TransferFailure.writeError(errno: 122, message: "Disk quota exceeded").isDiskFull)
+        XCTAssertFalse(TransferFailure.writeError(errno: 5, message: "Input/output error").isDiskFull)
+        XCTAssertFalse(TransferFailure.connectionReset.isDiskFull)
+    }
 }

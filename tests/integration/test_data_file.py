@@ -1,14 +1,16 @@
 """R23, R51: the data file of an unfinished task, as many readers use it at
 once, and what its download leaves in the page cache."""
 
+import errno
 import os
+import subprocess
 import time
 
 import pytest
 
 from support.aio import read_all_at_once
-from support.files import KiB, MiB, resident_bytes, sha256_file
-from support.mount import opened
+from support.files import KiB, MiB, content_range, resident_bytes, sha256_file
+from support.mount import expect_errno, opened
 from support.waiting import wait_until
 
 
@@ -124,3 +126,52 @@ def test_a_download_being_read_keeps_its_pages(mount, faultserver):
     mount.wait_state(task, "completed", timeout=60)
     resident = resident_bytes(mount.state / "files" / "followed.bin")
     assert resident >= 0.75 * size, f"only {resident / MiB:.1f} MiB of {size // MiB} MiB cached though it was being read"
+
+
+def _read_from(fd, offset):
+    """Every byte of `fd` from `offset` to its end, read as a player does."""
+    chunks = []
+    while chunk := os.pread(fd, MiB, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("how", ["forget", "forget-completed", "rm -r"])
+def test_r23_r34_an_open_data_file_reads_to_its_end_once_its_task_is_gone(mount, faultserver, how):
+    """Audit 3, C #7: a reader of `queue/N/<name>` (`mpv queue/3/film.mp4`)
+    got ENOENT at its next read once the completed task was forgotten,
+    although its file stays in files/. An open file reads the same bytes to
+    its end, as on any filesystem, after `rm -r` too (the inode lives while
+    open), and as an open `files/<name>` always did."""
+    size = 8 * MiB
+    task = mount.add_one(faultserver.add("/film.bin", size=size, seed=7))
+    mount.wait_state(task, "completed")
+    start = 64 * KiB
+    with opened(mount.data_path(task), os.O_RDONLY) as data, \
+            opened(mount.mp / "files" / "film.bin", os.O_RDONLY) as finished:
+        for fd in (data, finished):
+            assert os.pread(fd, start, 0) == content_range(7, 0, start)
+        if how == "rm -r":
+            subprocess.run(["rm", "-r", str(mount.task_dir(task))], check=True, timeout=10)
+        elif how == "forget":
+            mount.ctl(task, "forget")
+        else:
+            mount.root_ctl("forget-completed")
+        assert task not in mount.task_ids()
+        assert _read_from(data, start) == content_range(7, start, size)
+        assert _read_from(finished, start) == content_range(7, start, size)
+
+
+def test_r23_r32_an_open_data_file_of_a_removed_unfinished_task_answers_eio(mount, faultserver):
+    """Audit 3, C #7: the bytes of a task removed before it completed will
+    not come: a read of its open data file answers EIO, as a read of a file
+    whose data is gone does, not ENOENT (which read(2) never answers)."""
+    task = mount.add_one(faultserver.add("/slow.bin", size=8 * MiB, seed=3, throttle=256 * KiB))
+    mount.wait_downloaded(task, 128 * KiB)
+    with opened(mount.data_path(task), os.O_RDONLY) as data:
+        assert os.pread(data, 4096, 0) == content_range(3, 0, 4096)
+        subprocess.run(["rm", "-r", str(mount.task_dir(task))], check=True, timeout=10)
+        assert task not in mount.task_ids()
+        expect_errno(errno.EIO, os.pread, data, 4096, 0)
+        expect_errno(errno.EIO, os.pread, data, 4096, 4 * MiB)

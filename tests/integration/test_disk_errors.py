@@ -53,6 +53,28 @@ def test_r54_enospc_fails_only_that_task(small_tmpfs, make_mount, faultserver):
     assert mount.files() == ["big.bin", "done.bin"]
 
 
+def test_r51_r54_a_task_failed_on_a_full_disk_gives_back_its_untrusted_bytes(small_tmpfs, make_mount,
+                                                                             faultserver):
+    """Audit 3, C #3: a task failed by ENOSPC kept the bytes past its
+    checkpoint allocated (not trusted, R51), so the daemon itself held the
+    disk full and nothing else could go on. Its partial file is cut back to
+    what it trusts; `resume` still carries on from there."""
+    mount = make_mount(state_dir=small_tmpfs / "state")
+    size = 16 * MiB  # twice the disk
+    big = mount.add_one(faultserver.add("/big.bin", size=size, seed=4, throttle=4 * MiB))
+    status = mount.wait_state(big, "failed", timeout=30)
+    assert "No space left on device" in status["error"], status["error"]
+    trusted = int(status["downloaded"])
+    partial = mount.state / "partial" / str(big)
+    allocated = os.stat(partial).st_blocks * 512
+    assert allocated <= trusted + 64 * KiB, f"{allocated} bytes allocated for {trusted} trusted"
+    # The disk is not full any more: all but the trusted bytes and the catalog are free.
+    disk = os.statvfs(small_tmpfs)
+    assert disk.f_bavail * disk.f_frsize >= 8 * MiB - trusted - 1 * MiB, (disk, trusted)
+    assert mount.alive()
+    assert mount.integrity_check() == ["ok"]
+
+
 def _fill(directory):
     """Fill the filesystem of `directory` to the last page; return the ballast file."""
     ballast = directory / "ballast"

@@ -36,6 +36,12 @@ void clinux_tune_malloc(void);
 /// Returns 0, or -1 with errno set (EOPNOTSUPP on filesystems without it).
 int clinux_fallocate(int fd, long long offset, long long length);
 
+/// fallocate(2) with FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE: frees the
+/// blocks of [offset, offset+length), which read as zeros afterwards; the
+/// size stays. Returns 0, or -1 with errno set (EOPNOTSUPP where the
+/// filesystem cannot).
+int clinux_punch_hole(int fd, long long offset, long long length);
+
 /// Names the calling thread as `top -H`, `ps -L` and perf show it
 /// (pthread_setname_np; the kernel keeps 15 bytes). Foundation's
 /// `Thread.name` does not reach the kernel on Linux.

@@ -27,6 +27,13 @@ import Synchronization
 /// together; it opens the file again to read the new version. A handle
 /// that has served nothing yet (its first read waited through the
 /// start-over) has nothing to mix, and pins the new version.
+///
+/// A handle that holds the finished file (opened on the completed task, or
+/// read since it completed) keeps reading it to its end once the task is
+/// gone — forgotten (R34: the file stays) or removed (R32: its inode lives
+/// while the descriptor holds it) — as an open file does on any
+/// filesystem, and as an open `files/<name>` does. One that holds no
+/// finished file answers EIO then: its bytes will not come.
 final class TaskDataHandle: FileReader, FileReleaser {
     private let context: NodeContext
     private let id: Int64
@@ -36,6 +43,9 @@ final class TaskDataHandle: FileReader, FileReleaser {
         /// -1 until opened; valid for `generation` of the task's data file.
         var fd: Int32 = -1
         var generation: UInt64 = 0
+        /// The finished file's size once `fd` is known to be the completed
+        /// task's file: all a read needs once the task is gone.
+        var finishedSize: Int64?
         /// Descriptors of older generations: another read may still use
         /// one, so they are closed at release, not when replaced.
         var retired: [Int32] = []
@@ -53,7 +63,7 @@ final class TaskDataHandle: FileReader, FileReleaser {
     }
 
     func read(size: Int, offset: Int64, reply: ReadReply) {
-        guard let entry = context.table.entry(id) else { reply.error(.noEntry); return }
+        guard let entry = context.table.entry(id) else { return readGone(size: size, offset: offset, reply: reply) }
         let record = entry.record
         if record.state == .completed {
             let generation = entry.generation
@@ -82,6 +92,15 @@ final class TaskDataHandle: FileReader, FileReleaser {
         }
         guard record.state != .failed else { reply.error(.io); return }
         park(wanted, size: size, offset: offset, reply: reply)
+    }
+
+    /// A read once the task is gone (forgotten, removed): the finished file
+    /// this handle holds, to its end; EIO without one (read(2) never
+    /// answers ENOENT for an open file).
+    private func readGone(size: Int, offset: Int64, reply: ReadReply) {
+        let held = descriptors.withLock { d in d.finishedSize.map { (d.fd, $0, d.generation) } }
+        guard let (fd, finishedSize, generation) = held, pin(generation) else { reply.error(.io); return }
+        FinishedFileHandle.serve(fd, size: finishedSize, wanted: size, offset: offset, caching: caching, reply: reply)
     }
 
     /// Parks the read until `range` is written (nil: until the task tells
@@ -137,18 +156,31 @@ final class TaskDataHandle: FileReader, FileReleaser {
     /// The handle's descriptor of the task's data file as of `generation`,
     /// opening it when there is none or it is of an older generation; -1
     /// (errno set by `open`) if the file cannot be opened.
+    /// A completed task's descriptor is remembered as its finished file (`readGone`).
     func descriptor(for entry: TaskEntry, generation: UInt64) -> Int32 {
-        let current = descriptors.withLock { $0.fd >= 0 && $0.generation == generation ? $0.fd : -1 }
+        // Of a completed task, the file is the finished one: a descriptor
+        // opened on its partial file under the same generation has the
+        // inode that was moved into files/.
+        let finishedSize = entry.record.state == .completed ? entry.record.downloaded : nil
+        let current = descriptors.withLock { d -> Int32 in
+            guard d.fd >= 0 && d.generation == generation else { return -1 }
+            if let finishedSize { d.finishedSize = finishedSize }
+            return d.fd
+        }
         if current >= 0 { return current }
         let fd = Glibc.open(TaskDataFile.path(entry, in: context.state), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return -1 }
         // Reads racing here may each open one: the first stored wins, the
         // others close their own (issue 9, item 8: they used to leak).
         let (kept, spare) = descriptors.withLock { d -> (Int32, Int32) in
-            if d.fd >= 0 && d.generation == generation { return (d.fd, fd) }
+            if d.fd >= 0 && d.generation == generation {
+                if let finishedSize { d.finishedSize = finishedSize }
+                return (d.fd, fd)
+            }
             if d.fd >= 0 { d.retired.append(d.fd) }
             d.fd = fd
             d.generation = generation
+            d.finishedSize = finishedSize
             return (fd, -1)
         }
         if spare >= 0 { close(spare) }
