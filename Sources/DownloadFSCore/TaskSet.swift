@@ -625,6 +625,9 @@ public struct TaskSet: Sendable {
         let (tasks, onDisk) = (tasks, isFileNameOnDisk)
         let taken = { (name: String) in name != own && (tasks.isNameTaken(name) || onDisk(name)) }
         guard taken(wanted) else { return wanted }
+        // The task already holds a ` (n)` form of it (reserved when it was
+        // added): kept, rather than a later number past its own.
+        if let own, FileName.collisionBase(of: own)?.0 == wanted { return own }
         let first = nameHints[wanted] ?? 1
         let (name, n) = FileName.firstFree(wanted, from: first, isTaken: taken)
         setHint(wanted, n + 1, &turn)

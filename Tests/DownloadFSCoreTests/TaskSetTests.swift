@@ -420,6 +420,20 @@ final class TaskSetTests: XCTestCase {
         XCTAssertEqual(h.set.tasks[1]?.name, "isos/debian.iso")
     }
 
+    func test_R17_aServerNameThatFallsBackToTheURLsKeepsTheTasksOwnNumber() {
+        var h = Harness(maxActive: 2, onDisk: ["x.bin"])
+        h.run(.add([InputEntry(url: "http://h/x.bin", options: TaskOptions(), line: 1)], token: h.nextToken()))
+        XCTAssertEqual(h.set.tasks[1]?.name, "x (1).bin")
+        let serial = h.set.tasks[1]!.serial
+        // A Content-Disposition name that cleans to nothing: the URL's name again.
+        let response = ResponseSummary(head: ResponseHead(status: 200, contentLength: 10),
+                                       contentDisposition: "attachment; filename=\"..\"", effectiveURL: "http://h/x.bin")
+        h.run(.report(1, .responded(serial: serial, response: response, decision: .append(total: 10), name: nil)))
+        XCTAssertEqual(h.set.tasks[1]?.name, "x (1).bin", "its own (1), not (2)")
+        h.run(.add([InputEntry(url: "http://h2/x.bin", options: TaskOptions(), line: 1)], token: h.nextToken()))
+        XCTAssertEqual(h.set.tasks[2]?.name, "x (2).bin")
+    }
+
     func test_R35_movingAFolderMovesItsTasksAndNothingElse() {
         var h = Harness(maxActive: 1, onDisk: ["music", "audio"])
         var options = TaskOptions()
