@@ -123,12 +123,18 @@ final class DownloadFileSystem: FileSystemOperations, Sendable {
 
     /// R6: mode, owner and times are the mount's, never changed, so chmod,
     /// chown and touch are EACCES everywhere — answering 0 and changing
-    /// nothing would tell the user it worked. The one change accepted is a
-    /// cut to size 0 (`O_TRUNC`, as in `echo URL > queue/new`) of the files
-    /// whose writes are commands, not content; it changes nothing either.
+    /// nothing would tell the user it worked — but on a file being copied
+    /// into `queue/`, which is gone at its close. The one other change
+    /// accepted is a cut to size 0 (`O_TRUNC`, as in `echo URL > queue/new`)
+    /// of the files whose writes are commands, not content; it changes
+    /// nothing either.
     func setAttributes(_ inode: UInt64, changes: AttributeChanges, handle: UInt64?) throws(Errno) -> FileAttributes {
         let node = try node(inode)
-        if changes.changesMetadata { throw .accessDenied }
+        // A copier that keeps metadata (`cp -a`, `cp -p`) sets the mode,
+        // owner and times of a file it copies into `queue/` (R14) before
+        // closing it: nothing to keep on a file that is input, but refusing
+        // would fail a copy whose URLs were queued.
+        if changes.changesMetadata, !(node is DropInFile) { throw .accessDenied }
         if let size = changes.size, !(node is any CommandFile) || size != 0 { throw .accessDenied }
         return try node.attributes()
     }

@@ -292,7 +292,13 @@ final class LowLevelBridge: @unchecked Sendable {
                 fuse_reply_statfs(req, &figures)
             } catch { fuse_reply_err(req, error.code) }
         }
-        ops.setxattr = { req, _, _, _, _, _ in fuse_reply_err(req, EACCES) }
+        // No extended attribute is set through the mount (R6), and ACLs are
+        // not supported at all: ENOTSUP for them, as a filesystem without
+        // ACLs answers, so `cp -p` into `queue/` falls back to its chmod.
+        ops.setxattr = { req, _, name, _, _, _ in
+            let acl = LowLevelBridge.name(name)?.hasPrefix("system.posix_acl_") ?? false
+            fuse_reply_err(req, acl ? ENOTSUP : EACCES)
+        }
         ops.removexattr = { req, _, _ in fuse_reply_err(req, EACCES) }
         return ops
     }

@@ -295,6 +295,22 @@ def test_r14_cp_file_into_queue(mount, faultserver, tmp_path):
     assert (mount.mp / "files" / "bee.bin").read_bytes() == content(12, 3000)
 
 
+@pytest.mark.parametrize("flag", ["-a", "-p"])
+def test_r14_cp_that_keeps_metadata_succeeds(mount, faultserver, tmp_path, flag):
+    """`cp -a` and `cp -p` set the copy's mode, owner and times before
+    closing it; on a file copied into `queue/` that is accepted and kept
+    nowhere, so the copy that queued its URLs does not report a failure."""
+    url = faultserver.add(f"/cp{flag}.bin", size=1000)
+    urls = tmp_path / f"urls{flag}.txt"
+    urls.write_text(url + "\n")
+    result = subprocess.run(["cp", flag, str(urls), str(mount.mp / "queue") + "/"],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode == 0, result.stderr
+    assert list(_urls_by_id(mount).values()) == [url]
+    assert urls.name not in os.listdir(mount.mp / "queue")
+    mount.wait_state(mount.task_ids()[0], "completed")
+
+
 def test_r14_bad_file_refused_as_a_whole(mount, faultserver, tmp_path):
     good = faultserver.add("/good.bin", size=1000)
     urls = tmp_path / "bad.txt"
