@@ -42,18 +42,11 @@ public enum Daemon {
         try MountPreflight.checkStateDir(configuration.stateDir, mountpoint: mountpoint)
         let state = StateDirectory(MountPreflight.absolute(configuration.stateDir))
         try state.create()
-        if configuration.logToFile {
-            let fd = open(state.daemonLog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            if fd >= 0 {
-                dup2(fd, 1)
-                dup2(fd, 2)
-                close(fd)
-            }
-        }
+        let logFile = configuration.logToFile ? DaemonLogFile(path: state.daemonLog) : nil
         let lock = try StateLock(path: state.lock, stateDir: state.root)
         try? "\(getpid())\n".write(toFile: state.pidFile, atomically: true, encoding: .utf8)
 
-        var logger = Logger(label: "downloadfs") { _ in DaemonLogHandler() }
+        var logger = Logger(label: "downloadfs") { _ in DaemonLogHandler(file: logFile) }
         logger.logLevel = ProcessInfo.processInfo.environment["DOWNLOADFS_DEBUG"] != nil ? .debug : .info
         let catalog: Catalog
         do { catalog = try Catalog(path: state.catalog) } catch { throw DaemonError(error.message) }

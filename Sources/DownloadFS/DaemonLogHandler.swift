@@ -3,7 +3,8 @@ import Foundation
 import Glibc
 import Logging
 
-/// The daemon's own lines on stderr (STATE/daemon.log in the background):
+/// The daemon's own lines on stderr (STATE/daemon.log in the background,
+/// kept bounded by `DaemonLogFile`):
 /// `2026-11-24T05:10:00Z info task 3 completed: a.iso`.
 ///
 /// swift-log's StreamLogHandler formats its timestamp through `localtime`
@@ -14,6 +15,9 @@ import Logging
 struct DaemonLogHandler: LogHandler {
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
+    /// STATE/daemon.log when in the background: told of each line, so it
+    /// stays bounded.
+    let file: DaemonLogFile?
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -28,6 +32,7 @@ struct DaemonLogHandler: LogHandler {
                 let n = write(2, bytes.baseAddress! + done, bytes.count - done)
                 if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return }
             }
+            file?.wrote(done)
         }
     }
 

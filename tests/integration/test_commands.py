@@ -2,6 +2,7 @@
 
 import os
 import signal
+import stat
 import subprocess
 import time
 
@@ -355,3 +356,24 @@ def test_r2_two_mounts_of_one_directory_at_once_one_wins(make_mount, tmp_path):
         result = winner.unmount_command()
         assert result.returncode == 0, result.stderr
         assert _mounts_at(first.mp) == 0
+
+
+def test_the_background_daemons_log_file_stays_bounded(make_mount, nginx, nginx_file, tmp_path):
+    """STATE/daemon.log (a background daemon's own lines) moves to
+    daemon.log.1 past its limit (4 MiB; 4 KiB here) and starts again, so
+    about 220 bytes per download do not grow it for ever."""
+    mount = make_mount(start=False)
+    mount.mp.mkdir(parents=True)
+    environment = dict(os.environ, DOWNLOADFS_DAEMON_LOG_BYTES="4096")
+    assert run_cli(mount.command(foreground=False), tmp_path, env=environment).returncode == 0
+    name, _ = nginx_file("bounded-log.bin", 100, seed=3)
+    ids = mount.add("".join(f"{nginx.url('/' + name)}?n={n}\n" for n in range(100)))
+    for task in ids:
+        mount.wait_state(task, "completed")
+    log, previous = mount.state / "daemon.log", mount.state / "daemon.log.1"
+    wait_until(previous.exists, 10, f"daemon.log to be moved aside past its limit ({log.stat().st_size} bytes)")
+    assert log.stat().st_size <= 4096 + 1024
+    assert previous.stat().st_size <= 2 * 4096
+    assert stat.S_IMODE(previous.stat().st_mode) == 0o600
+    last = f"task {ids[-1]} completed"
+    assert last in log.read_text() + previous.read_text(), "the newest lines are kept"
