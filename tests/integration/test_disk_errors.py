@@ -140,3 +140,21 @@ def test_r54_log_lines_the_catalog_refuses_are_reported_not_dropped(small_tmpfs,
     finally:
         ballast.unlink()
     assert mount.integrity_check() == ["ok"]
+
+
+def test_r54_a_mount_on_a_full_disk_says_what_to_do(small_tmpfs, make_mount, faultserver, tmp_path):
+    """A remount whose state dir's disk is full cannot save what it
+    reconciles: refused with a line that says the disk is full and what to
+    do, not only SQLite's words."""
+    mount = make_mount(state_dir=small_tmpfs / "state")
+    task = mount.add_one(faultserver.add("/full-remount.bin", size=4 * MiB, throttle=512 * KiB))
+    mount.wait_downloaded(task, 1)
+    mount.unmount()
+    ballast = _fill(small_tmpfs)
+    try:
+        result = mount.assert_mount_refused(tmp_path)
+        assert "disk is full: free some space" in result.stderr, result.stderr
+    finally:
+        ballast.unlink()
+    mount.start()
+    mount.wait_state(task, "completed", timeout=60)
