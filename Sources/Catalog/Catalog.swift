@@ -39,7 +39,7 @@ public final class Catalog: Sendable {
             do {
                 superseded = try DatabaseQueue(path: path, configuration: readOnly).read { try migrator.hasBeenSuperseded($0) }
             } catch {
-                throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
+                throw CatalogError("open the catalog at \(path)", error, hint: Self.openingHint(path, error))
             }
             if superseded {
                 throw CatalogError("""
@@ -51,15 +51,26 @@ public final class Catalog: Sendable {
         do {
             pool = try DatabasePool(path: path, configuration: config)
         } catch {
-            throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
+            throw CatalogError("open the catalog at \(path)", error, hint: Self.openingHint(path, error))
         }
         do {
             try migrator.migrate(pool)
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError("open the catalog at \(path)", error, hint: Self.damagedHint)
+            throw CatalogError("open the catalog at \(path)", error, hint: Self.openingHint(path, error))
         }
+    }
+
+    /// What to do when the catalog does not open: on a full disk (SQLite
+    /// then says "disk I/O error": its WAL files cannot grow), free space —
+    /// never "move it aside", which would drop the task list for nothing.
+    private static func openingHint(_ path: String, _ error: any Error) -> String {
+        var disk = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        let full = CatalogError.isDiskFull(error)
+            || statvfs(directory, &disk) == 0 && UInt64(disk.f_bavail) * UInt64(disk.f_frsize) < 1 << 20
+        return full ? CatalogError.diskFullHint : damagedHint
     }
 
     private static let damagedHint = """
