@@ -4,12 +4,13 @@
 /// - A read from offset 0 (but the open's first) takes the text as it is now: a monitor that keeps
 ///   the file open and reads it again from the start (as with /proc files)
 ///   sees new progress.
-/// - A read at or past the end of the text held takes the text again. When
-///   it has only grown at its end (a log), the reader goes on with what was
-///   added: `tail -f` follows it. When its oldest lines were dropped
+/// - A read at or past the end of a log's text (`grows`) takes the text
+///   again. When it has only grown at its end, the reader goes on with what
+///   was added: `tail -f` follows it. When its oldest lines were dropped
 ///   meanwhile (a log keeps its newest lines), the reader goes on after the
 ///   last line it had. A text rewritten in place (a status) has nothing to
-///   go on with there: that read is the end of the file.
+///   go on with there: that read is the end of the file, and renders
+///   nothing (a `cat` of a status renders it once).
 /// - Reads in between are served from the text held, so a reader that reads
 ///   in small pieces gets one consistent text.
 ///
@@ -19,14 +20,18 @@ public struct FollowedText: Sendable {
     /// The text held, starting at file offset `start`.
     public private(set) var bytes: [UInt8]
     public private(set) var start = 0
+    /// Whether the text grows at its end (a log), so a read at its end may
+    /// find more; a status is rewritten in place instead.
+    let grows: Bool
     /// Bytes kept behind the newest: past twice this, the older half goes.
     let kept: Int
     /// Whether a read was served: the first read from 0 uses the text the
     /// open rendered (a `cat` renders once).
     private var served = false
 
-    public init(_ bytes: [UInt8], kept: Int = 1 << 20) {
+    public init(_ bytes: [UInt8], grows: Bool, kept: Int = 1 << 20) {
         self.bytes = bytes
+        self.grows = grows
         self.kept = kept
     }
 
@@ -37,7 +42,7 @@ public struct FollowedText: Sendable {
         if offset == 0, served, let now = current() {
             bytes = now
             start = 0
-        } else if offset >= start + bytes.count, let now = current() {
+        } else if grows, offset >= start + bytes.count, let now = current() {
             follow(now)
         }
         guard offset >= start else {

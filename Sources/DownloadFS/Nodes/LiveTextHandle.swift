@@ -11,9 +11,10 @@ final class LiveTextHandle: FileReader {
     /// The text now, or nil when there is none (its task is gone).
     private let render: @Sendable () -> [UInt8]?
 
-    init(render: @escaping @Sendable () -> [UInt8]?) throws(Errno) {
+    /// `grows`: a log, which a read at its end follows.
+    init(grows: Bool, render: @escaping @Sendable () -> [UInt8]?) throws(Errno) {
         guard let first = render() else { throw .noEntry }
-        text = Mutex(FollowedText(first))
+        text = Mutex(FollowedText(first, grows: grows))
         self.render = render
     }
 

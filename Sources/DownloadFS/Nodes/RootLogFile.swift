@@ -14,6 +14,6 @@ struct RootLogFile: OpenableNode {
 
     func open() throws(Errno) -> any OpenFile {
         let log = context.log
-        return try LiveTextHandle { Array(log.daemonText().utf8) }
+        return try LiveTextHandle(grows: true) { Array(log.daemonText().utf8) }
     }
 }

@@ -10,11 +10,15 @@ protocol TaskTextFile: OpenableNode {
     var context: NodeContext { get }
     var id: Int64 { get }
     var attributeTimeout: Double { get }
+    /// Whether the text grows at its end (a log): a read at its end then
+    /// looks for more (`tail -f`); a status is rewritten instead.
+    var grows: Bool { get }
     func text(_ entry: TaskEntry) -> [UInt8]
 }
 
 extension TaskTextFile {
     var permissions: mode_t { 0o444 }
+    var grows: Bool { false }
 
     func attributes() throws(Errno) -> FileAttributes {
         let entry = try context.task(id)
@@ -24,6 +28,6 @@ extension TaskTextFile {
 
     func open() throws(Errno) -> any OpenFile {
         let (context, id, file) = (context, id, self)
-        return try LiveTextHandle { (try? context.task(id)).map(file.text) }
+        return try LiveTextHandle(grows: grows) { (try? context.task(id)).map(file.text) }
     }
 }
