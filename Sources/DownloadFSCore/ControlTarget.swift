@@ -12,6 +12,15 @@ public enum ControlTarget: Sendable, Equatable {
         self = .task(id)
     }
 
+    /// The command one write to this `ctl` holds, or why it is refused:
+    /// a task's commands (R30) or the mount's (R31).
+    public func parse(_ text: String) -> Result<ControlCommand, ControlCommandError> {
+        switch self {
+        case .task: return ControlCommand.parseTask(text)
+        case .all: return ControlCommand.parseGlobal(text)
+        }
+    }
+
     /// The file under the mountpoint: `queue/3/ctl` or `ctl`.
     public var file: String {
         switch self {

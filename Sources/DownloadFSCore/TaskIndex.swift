@@ -156,15 +156,10 @@ public struct TaskIndex: Sendable {
             waiting.push(.init(position: task.position, id: id))
             waiting.compact(liveCount: queued.count, isCurrent: isWaiting)
         }
-        if Self.standsInLine(task) && !(samePlace && old.map(Self.standsInLine) == true) {
+        if task.state.standsInLine && !(samePlace && old?.state.standsInLine == true) {
             standing.push(.init(position: task.position, id: id))
             standing.compact(liveCount: standingCount, isCurrent: isStanding)
         }
-    }
-
-    /// Queued or paused: a task with a place in the waiting line (R30).
-    private static func standsInLine(_ task: DownloadTask) -> Bool {
-        task.state == .queued || task.state == .paused
     }
 
     private mutating func unindexState(_ old: DownloadTask) {

@@ -31,7 +31,7 @@ public struct TaskMachine: Sendable {
             step.task.split = connections
             step.log.append("split: \(connections) connection\(connections == 1 ? "" : "s")")
         case .moved(let position, let line):
-            guard task.state == .queued || task.state == .paused else {
+            guard task.state.standsInLine else {
                 throw TaskMachineError("cannot move a \(task.state.rawValue) task (only a queued or paused one has a place in the line)")
             }
             step.task.position = position

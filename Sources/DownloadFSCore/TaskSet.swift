@@ -320,7 +320,7 @@ public struct TaskSet: Sendable {
     /// the place step back one each, up to the first gap: at most N tasks.
     private mutating func move(_ task: DownloadTask, to place: Int, token: UInt64, now: Date,
                                _ turn: inout TaskSetTurn) {
-        guard task.state == .queued || task.state == .paused else {
+        guard task.state.standsInLine else {
             return turn.reply(token, .refused(
                 "cannot move a \(task.state.rawValue) task (only a queued or paused one has a place in the line)"))
         }

@@ -25,11 +25,11 @@ public struct TaskSnapshot: Sendable {
     /// A walk of every task: for the rare reader that asks (aria2's
     /// `changePosition`), never for a listing.
     public func place(of id: Int64) -> Int? {
-        guard let task = tasks[id], task.state == .queued || task.state == .paused else { return nil }
+        guard let task = tasks[id], task.state.standsInLine else { return nil }
         let own = WaitingLine.Entry(position: task.position, id: id)
         var before = 0
         tasks.forEach { other, candidate in
-            if other != id, candidate.state == .queued || candidate.state == .paused,
+            if other != id, candidate.state.standsInLine,
                WaitingLine.Entry(position: candidate.position, id: other) < own {
                 before += 1
             }
@@ -44,7 +44,7 @@ public struct TaskSnapshot: Sendable {
     public func waitingLine() -> [Int64] {
         var entries: [WaitingLine.Entry] = []
         tasks.forEach { id, task in
-            if task.state == .queued || task.state == .paused {
+            if task.state.standsInLine {
                 entries.append(WaitingLine.Entry(position: task.position, id: id))
             }
         }

@@ -34,6 +34,10 @@ public enum TaskState: String, Sendable, CaseIterable, Codable {
     /// into files/ — and lets the next one download meanwhile.
     public var holdsSlot: Bool { self == .downloading }
 
+    /// Queued or paused: a task with a place in the waiting line, which
+    /// `move N` counts in and `user.downloadfs.line` lists (R30).
+    public var standsInLine: Bool { self == .queued || self == .paused }
+
     /// Waiting for a slot, holding one, or waiting out a back-off: what
     /// scheduling and speed limits are about (not paused, completed or failed).
     public var isInFlight: Bool {

@@ -78,4 +78,15 @@ final class TaskStateTests: XCTestCase {
         XCTAssertEqual(String(decoding: data, as: UTF8.self), "[\"retrying\"]")
         XCTAssertEqual(try JSONDecoder().decode([TaskState].self, from: data), [.retrying])
     }
+
+    func test_R30_onlyQueuedAndPausedTasksStandInTheWaitingLine() {
+        XCTAssertEqual(TaskState.allCases.filter(\.standsInLine), [.queued, .paused])
+    }
+
+    func test_R30_R31_aCtlParsesItsOwnCommands() {
+        XCTAssertNotNil(try? ControlTarget.task(3).parse("pause").get())
+        XCTAssertNil(try? ControlTarget.all.parse("pause").get(), "pause is a task's command")
+        XCTAssertNotNil(try? ControlTarget.all.parse("max-active 4").get())
+        XCTAssertNil(try? ControlTarget.task(3).parse("max-active 4").get(), "max-active is the mount's")
+    }
 }

@@ -16,7 +16,7 @@ struct RootControlFile: OpenableNode, CommandFile {
     }
 
     func open() throws(Errno) -> any OpenFile {
-        RootControlHandle(context: context, settings: text())
+        ControlHandle(context: context, target: .all, settings: text())
     }
 
     private func text() -> [UInt8] {

@@ -18,7 +18,7 @@ struct TaskControlFile: StableTaskFile, CommandFile {
     }
 
     func open() throws(Errno) -> any OpenFile {
-        TaskControlHandle(context: context, id: id, settings: text(try context.task(id)))
+        ControlHandle(context: context, target: .task(id), settings: text(try context.task(id)))
     }
 
     private func text(_ entry: TaskEntry) -> [UInt8] {

@@ -2,16 +2,20 @@ import DownloadFSCore
 import FuseKit
 import Synchronization
 
-/// An open `MOUNT/ctl`: each write is one global command (R31); reads give
-/// the settings as they were at open.
-final class RootControlHandle: FileWriter, FileReader {
+/// An open `ctl`, a task's (R30) or the mount's (R31): each write is one
+/// command, answered once the loop has committed it; a refused one is
+/// EINVAL and a log line naming the writer. Reads give the settings as
+/// they were at open.
+final class ControlHandle: FileWriter, FileReader {
     private let context: NodeContext
+    private let target: ControlTarget
     private let settings: SnapshotHandle
     /// What this open file was written so far: whether a blank write ends an earlier one.
     private let writes = Mutex(ControlWrites())
 
-    init(context: NodeContext, settings: [UInt8]) {
+    init(context: NodeContext, target: ControlTarget, settings: [UInt8]) {
         self.context = context
+        self.target = target
         self.settings = SnapshotHandle(settings)
     }
 
@@ -21,15 +25,20 @@ final class RootControlHandle: FileWriter, FileReader {
 
     func write(_ data: UnsafeRawBufferPointer, offset: Int64, caller: RequestCaller) throws(Errno) -> Int {
         let text = String(decoding: data, as: UTF8.self)
+        let target = target
         do throws(ControlCommandError) {
-            switch writes.withLock({ $0.command(in: text, parse: ControlCommand.parseGlobal) }) {
-            case .success(let command?): try context.loop.client.controlGlobal(command)
+            switch writes.withLock({ $0.command(in: text, parse: target.parse) }) {
+            case .success(let command?):
+                switch target {
+                case .task(let id): try context.loop.client.control(id, command)
+                case .all: try context.loop.client.controlGlobal(command)
+                }
             case .success(nil): return data.count  // blank lines ending an earlier write: nothing to do
             case .failure(let error): throw error
             }
         } catch {
             let writer = RefusalLogLine.tag(pid: caller.pid)
-            context.log.daemon("ctl: refused\(writer): \(error.message)", level: .warning)
+            context.log.daemon("\(target.file): refused\(writer): \(error.message)", level: .warning)
             throw .invalid
         }
         // Answered once the kernel has been told what the command changed
