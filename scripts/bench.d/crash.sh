@@ -17,7 +17,7 @@
 # logged_bytes NAME: total body bytes nginx sent for /logged/NAME, and the
 # first byte the last request asked for (0 without a Range).
 logged_bytes() {
-  awk -v u="/logged/$1" '$1 == u { sum += $NF; r = $3; gsub(/"|bytes=|-.*/, "", r); last = (r == "") ? 0 : r } END { printf "%d %d\n", sum, last }' "$work/nginx/logs/logged.log"
+  awk -v u="/logged/$1" '$1 == u { sum += $NF; r = $3; gsub(/"|bytes=|-.*/, "", r); last = (r == "") ? 0 : r } END { printf "%.0f %.0f\n", sum, last }' "$work/nginx/logs/logged.log"
 }
 
 # downloaded_of MNT ID: the task's `downloaded` status value (0 if unreadable).

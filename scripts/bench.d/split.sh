@@ -15,7 +15,7 @@
 split_log_mark() { if [ -e "$work/nginx/logs/split.log" ]; then wc -l < "$work/nginx/logs/split.log"; else echo 0; fi; }
 # split_log_since MARK: "REQUESTS BYTES" nginx logged for /split/ after line MARK.
 split_log_since() {
-  tail -n +"$(($1 + 1))" "$work/nginx/logs/split.log" 2>/dev/null | awk '{ n++; sum += $NF } END { printf "%d %d\n", n, sum }'
+  tail -n +"$(($1 + 1))" "$work/nginx/logs/split.log" 2>/dev/null | awk '{ n++; sum += $NF } END { printf "%d %.0f\n", n, sum }'
 }
 
 part_split() {
